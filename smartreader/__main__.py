@@ -1,0 +1,7 @@
+"""``python -m smartreader``: the same as the ``smartreader`` command."""
+
+import sys
+
+from smartreader.cli import main
+
+sys.exit(main())

@@ -1,0 +1,435 @@
+"""The ``smartreader`` command line.
+
+With no subcommand it starts the GUI. Every subcommand takes ``--data-dir``.
+Errors the user can act on print one clear line and exit 1; nothing stored is
+touched by a failing command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from smartreader import __version__
+from smartreader.errors import SmartReaderError, UsageError
+
+if TYPE_CHECKING:
+    from smartreader.storage.store import Store
+    from smartreader.updater import UpdateResult
+
+
+def _data_dir_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="where the database lives (default: the platform's user data folder)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smartreader",
+        description="A desktop feed reader that learns when feeds publish. "
+        "Run without a command to open the app.",
+    )
+    parser.add_argument("--version", action="version", version=f"smartreader {__version__}")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the app on a temporary data folder with a local demo feed server",
+    )
+    _data_dir_arg(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("add", help="subscribe to a feed or a site URL")
+    p.add_argument("url")
+    p.add_argument("--folder", help="put the feed in this folder")
+    p.add_argument("--title", help="your own title for the feed")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("import", help="import subscriptions from an OPML file")
+    p.add_argument("file", type=Path)
+    p.add_argument("--no-fetch", action="store_true", help="subscribe without fetching now")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("export", help="export subscriptions to an OPML file")
+    p.add_argument("file", type=Path)
+    _data_dir_arg(p)
+
+    p = sub.add_parser("update", help="fetch feeds now (all by default)")
+    p.add_argument("feeds", nargs="*", type=int, metavar="FEED", help="feed ids")
+    p.add_argument("--due", action="store_true", help="only the feeds the scheduler says are due")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("feeds", help="list subscriptions")
+    p.add_argument("--json", action="store_true")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("entries", help="list entries, newest first")
+    p.add_argument("--feed", type=int, action="append", help="only this feed (repeatable)")
+    p.add_argument("--unread", action="store_true")
+    p.add_argument("--starred", action="store_true")
+    p.add_argument("--search", metavar="Q")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("backup", help="write a consistent copy of the database")
+    p.add_argument("path", type=Path)
+    _data_dir_arg(p)
+
+    p = sub.add_parser("explain", help="what the scheduler learned about a feed and plans")
+    p.add_argument("feed", type=int)
+    p.add_argument("--json", action="store_true")
+    _data_dir_arg(p)
+
+    p = sub.add_parser("budget", help="show or set the request budget (requests per day)")
+    p.add_argument("per_day", nargs="?", type=float)
+    _data_dir_arg(p)
+
+    try:
+        from smartreader.sim.cli import add_replay_parser
+    except ImportError:  # pragma: no cover - sim is part of the package
+        pass
+    else:
+        add_replay_parser(sub)
+    return parser
+
+
+def _open_store(args: argparse.Namespace) -> Store:
+    from smartreader.storage import Store, db_path
+
+    return Store(db_path(getattr(args, "data_dir", None)))
+
+
+def _fmt_time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    return dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M")
+
+
+def _fmt_duration(s: float) -> str:
+    s = max(0.0, s)
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"
+
+
+class _Progress:
+    """A one-line progress bar on a terminal; silent otherwise."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.errors = 0
+
+    def __call__(self, done: int, total: int, res: UpdateResult) -> None:
+        if res.status in ("error", "gone"):
+            self.errors += 1
+        if not self.tty:
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        self.stream.write(
+            f"\r[{'#' * filled}{' ' * (width - filled)}] {done}/{total} feeds"
+            f"{f', {self.errors} failed' if self.errors else ''}"
+        )
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from smartreader.updater import Updater
+
+    with _open_store(args) as store:
+        up = Updater(store)
+        try:
+            fid = up.subscribe(args.url, folder=args.folder, title=args.title)
+        finally:
+            up.close()
+        feed = store.feed(fid)
+        n = len(store.entry_ids(feed_ids=[fid]))
+        print(f"subscribed [{fid}] {feed.display_title} <{feed.url}>: {n} entries")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from smartreader.net.opml import parse_opml
+    from smartreader.updater import Updater
+
+    try:
+        data = args.file.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read {args.file}: {e.strerror}") from e
+    result = parse_opml(data)
+    with _open_store(args) as store:
+        added: list[int] = []
+        skipped = 0
+        for sub in result.subscriptions:
+            if store.feed_id_by_url(sub.url) is not None:
+                skipped += 1
+                continue
+            added.append(store.add_feed(sub.url, folder=sub.folder, title=sub.title or ""))
+        for problem in result.problems:
+            print(f"skipped: {problem}", file=sys.stderr)
+        print(
+            f"imported {len(added)} feeds"
+            + (f", {skipped} already subscribed" if skipped else "")
+            + (f", {len(result.problems)} problems" if result.problems else "")
+        )
+        if added and not args.no_fetch:
+            up = Updater(store)
+            try:
+                results = up.update(added, manual=True, progress=_Progress())
+            finally:
+                up.close()
+            failed = [r for r in results if r.status in ("error", "gone")]
+            print(f"fetched {len(results) - len(failed)} feeds, {len(failed)} failed")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from smartreader.net.opml import OpmlSubscription, write_opml
+
+    with _open_store(args) as store:
+        subs = [
+            OpmlSubscription(
+                url=f.url, title=f.display_title, folder=f.folder, site_url=f.site_link
+            )
+            for f in store.feeds()
+        ]
+    data = write_opml(subs, title="smartreader subscriptions")
+    tmp = args.file.with_name(args.file.name + ".partial")
+    tmp.write_bytes(data)
+    tmp.replace(args.file)
+    print(f"exported {len(subs)} feeds to {args.file}")
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    from smartreader.updater import Updater
+
+    with _open_store(args) as store:
+        for fid in args.feeds:
+            store.feed(fid)  # a clear error for an unknown id
+        up = Updater(store)
+        progress = _Progress()
+        start = time.monotonic()
+        try:
+            if args.due:
+                results = up.run_due(progress=progress)
+            else:
+                results = up.update(args.feeds or None, manual=True, progress=progress)
+        finally:
+            up.close()
+        new = sum(r.new_entries for r in results)
+        failed = [r for r in results if r.status in ("error", "gone", "rate_limited")]
+        print(
+            f"updated {len(results)} feeds in {time.monotonic() - start:.1f} s: "
+            f"{new} new entries, {len(failed)} failed"
+        )
+        for r in failed:
+            print(
+                f"  [{r.feed_id}] {store.feed(r.feed_id).display_title}: {r.error}", file=sys.stderr
+            )
+        for r in results:
+            if r.missed_estimate > 0:
+                print(
+                    f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "
+                    "(more were published than the feed shows); checks will be more frequent"
+                )
+    return 0
+
+
+def cmd_feeds(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        feeds = store.feeds()
+        unread = store.unread_counts()
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "id": f.id,
+                            "url": f.url,
+                            "title": f.display_title,
+                            "folder": f.folder,
+                            "site": f.site_link,
+                            "unread": unread.get(f.id, 0),
+                            "status": f.status,
+                            "error": f.last_error,
+                            "last_fetched": f.last_fetched,
+                        }
+                        for f in feeds
+                    ],
+                    indent=2,
+                )
+            )
+            return 0
+        for f in feeds:
+            flag = " !" if f.last_error else ""
+            folder = f"{f.folder}/" if f.folder else ""
+            print(f"[{f.id:>4}] {folder}{f.display_title} ({unread.get(f.id, 0)} unread){flag}")
+            if f.last_error:
+                print(f"       error: {f.last_error}")
+    return 0
+
+
+def cmd_entries(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        ids = store.entry_ids(
+            feed_ids=args.feed,
+            unread=args.unread,
+            starred=args.starred,
+            search=args.search,
+            limit=args.limit,
+        )
+        entries = store.entries(ids)
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "id": e.id,
+                            "feed_id": e.feed_id,
+                            "title": e.title,
+                            "link": e.link,
+                            "author": e.author,
+                            "published": e.published,
+                            "first_seen": e.first_seen,
+                            "read": e.read,
+                            "starred": e.starred,
+                        }
+                        for e in entries
+                    ],
+                    indent=2,
+                )
+            )
+            return 0
+        for e in entries:
+            mark = ("*" if e.starred else " ") + (" " if e.read else "•")
+            print(f"{mark} [{e.id:>6}] {_fmt_time(e.sort_time)}  {e.title}")
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        dest = store.backup(args.path)
+    print(f"backup written to {dest}")
+    return 0
+
+
+def cmd_budget(args: argparse.Namespace) -> int:
+    from smartreader.updater import Updater
+
+    with _open_store(args) as store:
+        up = Updater(store)
+        try:
+            if args.per_day is not None:
+                up.set_budget(args.per_day)
+            s = up.summary()
+        finally:
+            up.close()
+    print(
+        f"budget {s.budget_per_day:.0f} requests/day; planned {s.planned_per_day:.0f}/day; "
+        f"expected mean delay {_fmt_duration(s.expected_mean_delay_s)} "
+        f"(a fixed interval would give {_fmt_duration(s.fixed_interval_mean_delay_s)})"
+    )
+    for note in s.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from smartreader.updater import Updater
+
+    with _open_store(args) as store:
+        feed = store.feed(args.feed)
+        up = Updater(store)
+        try:
+            ex = up.explain(args.feed)
+        finally:
+            up.close()
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps(asdict(ex), indent=2, default=str))
+        return 0
+    print(f"[{feed.id}] {feed.display_title} <{feed.url}>")
+    print(f"  rate: {ex.rate_per_day:.2f} items/day, periodicity {ex.periodicity:.2f}")
+    print(f"  share of budget: {ex.share_per_day:.1f} fetches/day")
+    print(f"  expected delay: {_fmt_duration(ex.expected_delay_s)}")
+    if ex.capacity:
+        print(f"  window: {ex.capacity} items")
+    days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    blocks = " ▁▂▃▄▅▆▇█"
+    peak = max(ex.lambda_week) or 1.0
+    print("  λ(t), items/hour by hour of day (UTC):")
+    for d, name in enumerate(days):
+        row = ex.lambda_week[d * 24 : d * 24 + 24]
+        bar = "".join(blocks[min(8, round(8 * v / peak))] for v in row)
+        seen = sum(ex.observed_week[d * 24 : d * 24 + 24])
+        print(f"    {name} |{bar}| {sum(row):5.1f}/day  observed {seen:.0f}")
+    print("  next planned fetches:")
+    for t in ex.planned[:8]:
+        print(f"    {_fmt_time(t)}")
+    for note in ex.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def run_gui_entry(args: argparse.Namespace) -> int:
+    try:
+        from smartreader.app import run_gui
+    except ImportError as e:
+        print(f"smartreader: the GUI is not available ({e})", file=sys.stderr)
+        return 1
+    return run_gui(getattr(args, "data_dir", None), demo=args.demo)
+
+
+COMMANDS = {
+    "add": cmd_add,
+    "import": cmd_import,
+    "export": cmd_export,
+    "update": cmd_update,
+    "feeds": cmd_feeds,
+    "entries": cmd_entries,
+    "backup": cmd_backup,
+    "explain": cmd_explain,
+    "budget": cmd_budget,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            return run_gui_entry(args)
+        if args.command == "replay":
+            from smartreader.sim.cli import run_replay
+
+            return int(run_replay(args) or 0)
+        return COMMANDS[args.command](args)
+    except SmartReaderError as e:
+        print(f"smartreader: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("smartreader: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

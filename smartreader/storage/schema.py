@@ -1,0 +1,135 @@
+"""Schema and migrations, keyed on ``PRAGMA user_version``.
+
+Each migration is an SQL script run inside one transaction together with the
+``user_version`` bump (both are transactional in SQLite, so a crash mid-migration
+leaves the old version intact); ``MIGRATIONS[i]`` takes the database from version
+``i`` to ``i + 1``. A database whose user_version is
+greater than ``len(MIGRATIONS)`` was written by a newer smartreader and is
+refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+_V1 = """
+CREATE TABLE folders (
+    id      INTEGER PRIMARY KEY,
+    name    TEXT NOT NULL UNIQUE,          -- "Tech/Python" for nested OPML folders
+    position INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE feeds (
+    id              INTEGER PRIMARY KEY,
+    url             TEXT NOT NULL UNIQUE,  -- never contains credentials
+    title           TEXT NOT NULL DEFAULT '',
+    user_title      TEXT,                  -- the user's rename wins over title
+    site_link       TEXT,
+    icon_url        TEXT,
+    folder_id       INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+    added_at        REAL NOT NULL,
+    -- per-feed settings
+    weight          REAL NOT NULL DEFAULT 1.0,
+    min_interval    REAL,                  -- seconds; NULL = global default
+    load_images     INTEGER NOT NULL DEFAULT 0,
+    auth_username   TEXT,                  -- the password lives in the keyring only
+    -- HTTP validators: stored and echoed as one set
+    etag            TEXT,
+    last_modified   TEXT,
+    -- state
+    status          TEXT NOT NULL DEFAULT 'active',  -- active | gone | paused
+    last_error      TEXT,
+    error_count     INTEGER NOT NULL DEFAULT 0,
+    last_fetched    REAL,
+    last_success    REAL,
+    capacity        INTEGER,               -- largest window seen (items per document)
+    redirect_url    TEXT,                  -- pending permanent redirect target
+    redirect_seen   INTEGER NOT NULL DEFAULT 0,
+    hints_json      TEXT,                  -- server hints for the scheduler
+    scheduler_state TEXT                   -- JSON owned by core.scheduler
+);
+
+CREATE TABLE entries (
+    id          INTEGER PRIMARY KEY,
+    feed_id     INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    uid         TEXT NOT NULL,
+    title       TEXT NOT NULL DEFAULT '',
+    link        TEXT,
+    author      TEXT NOT NULL DEFAULT '',
+    published   REAL,
+    updated     REAL,
+    first_seen  REAL NOT NULL,
+    sort_time   REAL NOT NULL,             -- published, else first_seen
+    content     TEXT NOT NULL DEFAULT '',  -- sanitised HTML
+    summary     TEXT NOT NULL DEFAULT '',
+    enclosures  TEXT NOT NULL DEFAULT '[]',
+    read        INTEGER NOT NULL DEFAULT 0,
+    starred     INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (feed_id, uid)                  -- identity; also serves lookups on update
+);
+-- article list of one feed, newest first
+CREATE INDEX entries_feed_time ON entries (feed_id, sort_time DESC);
+-- "All items" list, newest first
+CREATE INDEX entries_time ON entries (sort_time DESC);
+-- unread counts per feed and the "All unread" list
+CREATE INDEX entries_unread ON entries (feed_id) WHERE read = 0;
+-- the "Starred" list
+CREATE INDEX entries_starred ON entries (sort_time DESC) WHERE starred = 1;
+
+CREATE VIRTUAL TABLE entries_fts USING fts5 (
+    title, content, content='entries', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, title, content)
+    VALUES (new.id, new.title, new.content || ' ' || new.summary);
+END;
+CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, content)
+    VALUES ('delete', old.id, old.title, old.content || ' ' || old.summary);
+END;
+CREATE TRIGGER entries_au AFTER UPDATE OF title, content, summary ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, content)
+    VALUES ('delete', old.id, old.title, old.content || ' ' || old.summary);
+    INSERT INTO entries_fts (rowid, title, content)
+    VALUES (new.id, new.title, new.content || ' ' || new.summary);
+END;
+
+CREATE TABLE fetch_log (
+    id           INTEGER PRIMARY KEY,
+    feed_id      INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    time         REAL NOT NULL,
+    status       TEXT NOT NULL,            -- ok | not_modified | error | rate_limited | gone
+    http_status  INTEGER,
+    bytes        INTEGER NOT NULL DEFAULT 0,
+    new_items    INTEGER NOT NULL DEFAULT 0,
+    window_items INTEGER NOT NULL DEFAULT 0,
+    duration     REAL NOT NULL DEFAULT 0,
+    error        TEXT,
+    manual       INTEGER NOT NULL DEFAULT 0,
+    missed_estimate REAL NOT NULL DEFAULT 0
+);
+-- recent fetch log of one feed; requests used today
+CREATE INDEX fetch_log_feed_time ON fetch_log (feed_id, time DESC);
+CREATE INDEX fetch_log_time ON fetch_log (time);
+
+CREATE TABLE alerts (
+    id          INTEGER PRIMARY KEY,
+    feed_id     INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    created     REAL NOT NULL,
+    missed_estimate REAL NOT NULL,
+    window_from REAL,
+    window_to   REAL,
+    capacity    INTEGER,
+    dismissed   INTEGER NOT NULL DEFAULT 0
+);
+-- open alerts per feed (badges, banner)
+CREATE INDEX alerts_open ON alerts (feed_id) WHERE dismissed = 0;
+
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL                    -- JSON
+);
+"""
+
+
+MIGRATIONS: list[str] = [_V1]
+SCHEMA_VERSION = len(MIGRATIONS)

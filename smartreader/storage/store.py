@@ -1,0 +1,880 @@
+"""The SQLite store: one file, one writer connection, short transactions.
+
+Rules (see docs/ARCHITECTURE.md): WAL and ``synchronous=FULL`` so a committed
+fetch survives a crash or power loss; ``foreign_keys`` on per connection; every
+write is one ``BEGIN IMMEDIATE`` transaction; migrations keyed on
+``user_version``; a database from a newer version is refused. Readers (the GUI)
+may open their own connection with ``readonly=True``.
+
+Nothing here imports Qt or does network I/O.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
+from smartreader.errors import (
+    DatabaseCorruptError,
+    DatabaseTooNewError,
+    StorageError,
+    UsageError,
+)
+from smartreader.storage.schema import MIGRATIONS, SCHEMA_VERSION
+
+DB_NAME = "smartreader.sqlite3"
+
+
+@dataclass(frozen=True)
+class Folder:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Feed:
+    id: int
+    url: str
+    title: str
+    user_title: str | None
+    site_link: str | None
+    icon_url: str | None
+    folder_id: int | None
+    folder: str | None
+    added_at: float
+    weight: float
+    min_interval: float | None
+    load_images: bool
+    auth_username: str | None
+    etag: str | None
+    last_modified: str | None
+    status: str
+    last_error: str | None
+    error_count: int
+    last_fetched: float | None
+    last_success: float | None
+    capacity: int | None
+    redirect_url: str | None
+    redirect_seen: int
+    hints: ServerHints
+    scheduler_state: dict[str, Any] | None
+
+    @property
+    def display_title(self) -> str:
+        return self.user_title or self.title or self.url
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: int
+    feed_id: int
+    uid: str
+    title: str
+    link: str | None
+    author: str
+    published: float | None
+    updated: float | None
+    first_seen: float
+    sort_time: float
+    content: str
+    summary: str
+    enclosures: tuple[Enclosure, ...]
+    read: bool
+    starred: bool
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """The few columns the article list shows; cheap to load in bulk."""
+
+    id: int
+    feed_id: int
+    title: str
+    sort_time: float
+    read: bool
+    starred: bool
+
+
+@dataclass(frozen=True)
+class FetchLogRow:
+    id: int
+    feed_id: int
+    time: float
+    status: str
+    http_status: int | None
+    bytes: int
+    new_items: int
+    window_items: int
+    duration: float
+    error: str | None
+    manual: bool
+    missed_estimate: float
+
+
+@dataclass(frozen=True)
+class Alert:
+    id: int
+    feed_id: int
+    created: float
+    missed_estimate: float
+    window_from: float | None
+    window_to: float | None
+    capacity: int | None
+    dismissed: bool
+
+
+@dataclass(frozen=True)
+class FetchRecord:
+    """Everything one fetch attempt writes, applied in a single transaction."""
+
+    feed_id: int
+    time: float
+    status: str  # ok | not_modified | error | rate_limited | gone
+    http_status: int | None = None
+    bytes: int = 0
+    duration: float = 0.0
+    error: str | None = None
+    manual: bool = False
+    entries: Sequence[ParsedEntry] = ()
+    feed_title: str | None = None
+    site_link: str | None = None
+    icon_url: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    update_validators: bool = False  # store (etag, last_modified) as a set
+    hints: ServerHints | None = None
+    scheduler_state: dict[str, Any] | None = None
+    missed_estimate: float = 0.0
+    missed_from: float | None = None
+    missed_to: float | None = None
+    redirect_url: str | None = None  # permanent redirect target seen this time
+
+
+@dataclass(frozen=True)
+class FetchOutcome:
+    new_entry_ids: tuple[int, ...]
+    window_items: int
+    alert_id: int | None
+
+
+# Permanent redirects must be seen this many times in a row before the stored
+# URL changes: a misconfigured server for an afternoon must not move a feed.
+REDIRECT_CONFIRMATIONS = 3
+
+
+def _hints_to_json(h: ServerHints) -> str:
+    return json.dumps(
+        {
+            "retry_after": h.retry_after,
+            "cache_until": h.cache_until,
+            "ttl_seconds": h.ttl_seconds,
+            "update_period_seconds": h.update_period_seconds,
+            "skip_hours": sorted(h.skip_hours),
+            "skip_days": sorted(h.skip_days),
+        }
+    )
+
+
+def _hints_from_json(s: str | None) -> ServerHints:
+    if not s:
+        return ServerHints()
+    try:
+        d = json.loads(s)
+        return ServerHints(
+            retry_after=d.get("retry_after"),
+            cache_until=d.get("cache_until"),
+            ttl_seconds=d.get("ttl_seconds"),
+            update_period_seconds=d.get("update_period_seconds"),
+            skip_hours=frozenset(int(x) for x in d.get("skip_hours", ())),
+            skip_days=frozenset(int(x) for x in d.get("skip_days", ())),
+        )
+    except (ValueError, TypeError, AttributeError):
+        return ServerHints()
+
+
+def _enclosures_to_json(encs: Iterable[Enclosure]) -> str:
+    return json.dumps([{"url": e.url, "type": e.type, "length": e.length} for e in encs])
+
+
+def _enclosures_from_json(s: str) -> tuple[Enclosure, ...]:
+    try:
+        return tuple(
+            Enclosure(url=str(d["url"]), type=str(d.get("type") or ""), length=d.get("length"))
+            for d in json.loads(s)
+        )
+    except (ValueError, TypeError, KeyError):
+        return ()
+
+
+_FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> str | None:
+    """Turn what a user types into a safe FTS5 query: every word must match,
+    the last one as a prefix (search-as-you-type). Operators are not exposed,
+    so no input can produce an FTS5 syntax error."""
+    words = _FTS_TOKEN.findall(text)
+    if not words:
+        return None
+    parts = [f'"{w}"' for w in words[:-1]] + [f'"{words[-1]}"*']
+    return " ".join(parts)
+
+
+class Store:
+    """One SQLite database. Thread-safe by a lock; use one writer instance."""
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        try:
+            if readonly:
+                uri = self.path.resolve().as_uri() + "?mode=ro"
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10
+                )
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=10
+                )
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot open database {self.path}: {e}") from e
+        self._db.row_factory = sqlite3.Row
+        try:
+            self._setup()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            msg = str(e)
+            if "not a database" in msg or "malformed" in msg or "corrupt" in msg:
+                raise DatabaseCorruptError(
+                    f"{self.path} is damaged ({msg}); it has not been modified"
+                ) from e
+            if "locked" in msg or "busy" in msg:
+                raise StorageError(f"{self.path} is locked by another program ({msg})") from e
+            raise StorageError(f"cannot use database {self.path}: {msg}") from e
+        except StorageError:
+            self._db.close()
+            raise
+
+    # -- setup -----------------------------------------------------------
+
+    def _setup(self) -> None:
+        db = self._db
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA busy_timeout = 10000")
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise DatabaseTooNewError(
+                f"{self.path} was written by a newer smartreader (schema {version}, "
+                f"this version understands {SCHEMA_VERSION}); refusing to touch it"
+            )
+        if self.readonly:
+            return
+        db.execute("PRAGMA journal_mode = WAL")
+        # FULL: a commit is durable across power loss, not just process crashes.
+        db.execute("PRAGMA synchronous = FULL")
+        for v in range(version, SCHEMA_VERSION):
+            db.executescript(
+                f"BEGIN IMMEDIATE;\n{MIGRATIONS[v]}\nPRAGMA user_version = {v + 1};\nCOMMIT;"
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        if self.readonly:
+            raise StorageError("this store is read-only")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+
+    def _q(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return list(self._db.execute(sql, params))
+
+    def integrity_check(self) -> str:
+        return str(self._q("PRAGMA integrity_check")[0][0])
+
+    # -- settings --------------------------------------------------------
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        rows = self._q("SELECT value FROM settings WHERE key = ?", (key,))
+        if not rows:
+            return default
+        try:
+            return json.loads(rows[0][0])
+        except ValueError:
+            return default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value)),
+            )
+
+    # -- folders ---------------------------------------------------------
+
+    def folder_id(self, name: str, *, create: bool = True) -> int | None:
+        name = name.strip()
+        if not name:
+            return None
+        rows = self._q("SELECT id FROM folders WHERE name = ?", (name,))
+        if rows:
+            return int(rows[0][0])
+        if not create:
+            return None
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO folders (name) VALUES (?)", (name,))
+            return int(cur.lastrowid or 0)
+
+    def folders(self) -> list[Folder]:
+        return [Folder(r["id"], r["name"]) for r in self._q("SELECT * FROM folders ORDER BY name")]
+
+    def rename_folder(self, folder_id: int, name: str) -> None:
+        name = name.strip()
+        if not name:
+            raise UsageError("a folder needs a name")
+        try:
+            with self._tx() as db:
+                db.execute("UPDATE folders SET name = ? WHERE id = ?", (name, folder_id))
+        except sqlite3.IntegrityError as e:
+            raise UsageError(f"a folder named {name!r} already exists") from e
+
+    def delete_folder(self, folder_id: int) -> None:
+        """Delete a folder; its feeds move to the top level (never deleted with it)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM folders WHERE id = ?", (folder_id,))
+
+    # -- feeds -----------------------------------------------------------
+
+    def add_feed(
+        self,
+        url: str,
+        *,
+        folder: str | None = None,
+        title: str = "",
+        now: float | None = None,
+        auth_username: str | None = None,
+    ) -> int:
+        folder_id = self.folder_id(folder) if folder else None
+        try:
+            with self._tx() as db:
+                cur = db.execute(
+                    "INSERT INTO feeds (url, title, folder_id, added_at, auth_username) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (url, title, folder_id, time.time() if now is None else now, auth_username),
+                )
+                return int(cur.lastrowid or 0)
+        except sqlite3.IntegrityError as e:
+            raise UsageError(f"already subscribed to {url}") from e
+
+    def feed_id_by_url(self, url: str) -> int | None:
+        rows = self._q("SELECT id FROM feeds WHERE url = ?", (url,))
+        return int(rows[0][0]) if rows else None
+
+    _FEED_SQL = (
+        "SELECT feeds.*, folders.name AS folder FROM feeds "
+        "LEFT JOIN folders ON folders.id = feeds.folder_id"
+    )
+
+    @staticmethod
+    def _feed(r: sqlite3.Row) -> Feed:
+        state = None
+        if r["scheduler_state"]:
+            try:
+                state = json.loads(r["scheduler_state"])
+            except ValueError:
+                state = None  # a damaged state only costs what was learned
+        return Feed(
+            id=r["id"],
+            url=r["url"],
+            title=r["title"],
+            user_title=r["user_title"],
+            site_link=r["site_link"],
+            icon_url=r["icon_url"],
+            folder_id=r["folder_id"],
+            folder=r["folder"],
+            added_at=r["added_at"],
+            weight=r["weight"],
+            min_interval=r["min_interval"],
+            load_images=bool(r["load_images"]),
+            auth_username=r["auth_username"],
+            etag=r["etag"],
+            last_modified=r["last_modified"],
+            status=r["status"],
+            last_error=r["last_error"],
+            error_count=r["error_count"],
+            last_fetched=r["last_fetched"],
+            last_success=r["last_success"],
+            capacity=r["capacity"],
+            redirect_url=r["redirect_url"],
+            redirect_seen=r["redirect_seen"],
+            hints=_hints_from_json(r["hints_json"]),
+            scheduler_state=state,
+        )
+
+    def feed(self, feed_id: int) -> Feed:
+        rows = self._q(self._FEED_SQL + " WHERE feeds.id = ?", (feed_id,))
+        if not rows:
+            raise UsageError(f"no feed with id {feed_id}")
+        return self._feed(rows[0])
+
+    def feeds(self) -> list[Feed]:
+        rows = self._q(
+            self._FEED_SQL + " ORDER BY folders.name IS NOT NULL, folders.name, "
+            "lower(coalesce(feeds.user_title, nullif(feeds.title, ''), feeds.url))"
+        )
+        return [self._feed(r) for r in rows]
+
+    _FEED_SETTINGS = frozenset(
+        {"user_title", "weight", "min_interval", "load_images", "auth_username", "status", "url"}
+    )
+
+    def update_feed(self, feed_id: int, **changes: Any) -> None:
+        """Change user-facing settings: user_title, folder (name or None), weight,
+        min_interval, load_images, auth_username, status, url."""
+        sets: list[str] = []
+        params: list[Any] = []
+        if "folder" in changes:
+            folder = changes.pop("folder")
+            sets.append("folder_id = ?")
+            params.append(self.folder_id(folder) if folder else None)
+        for key, value in changes.items():
+            if key not in self._FEED_SETTINGS:
+                raise UsageError(f"unknown feed setting {key!r}")
+            if key == "weight" and not (value is not None and 0 < float(value) <= 100):
+                raise UsageError("priority weight must be between 0 and 100")
+            if key == "min_interval" and value is not None and float(value) < 60:
+                raise UsageError("minimum interval must be at least one minute")
+            sets.append(f"{key} = ?")
+            params.append(int(value) if key == "load_images" else value)
+        if not sets:
+            return
+        try:
+            with self._tx() as db:
+                cur = db.execute(
+                    f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, feed_id)
+                )
+                if cur.rowcount == 0:
+                    raise UsageError(f"no feed with id {feed_id}")
+        except sqlite3.IntegrityError as e:
+            raise UsageError(f"cannot update feed {feed_id}: {e}") from e
+
+    def delete_feed(self, feed_id: int) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+
+    def save_scheduler_state(self, states: dict[int, dict[str, Any]]) -> None:
+        with self._tx() as db:
+            db.executemany(
+                "UPDATE feeds SET scheduler_state = ? WHERE id = ?",
+                [(json.dumps(s), fid) for fid, s in states.items()],
+            )
+
+    # -- the result of a fetch --------------------------------------------
+
+    def record_fetch(self, rec: FetchRecord) -> FetchOutcome:
+        """Apply one fetch attempt atomically: new entries, feed metadata,
+        validators, error state, scheduler state, fetch log and any alert.
+
+        Entries already stored are never altered by a fetch except for
+        title/content updates of the same uid; read/starred flags are kept.
+        """
+        new_ids: list[int] = []
+        alert_id: int | None = None
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT capacity, redirect_url, redirect_seen, url FROM feeds WHERE id = ?",
+                (rec.feed_id,),
+            ).fetchone()
+            if row is None:
+                raise UsageError(f"no feed with id {rec.feed_id}")
+            for e in rec.entries:
+                cur = db.execute(
+                    "INSERT INTO entries (feed_id, uid, title, link, author, published, "
+                    "updated, first_seen, sort_time, content, summary, enclosures) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (feed_id, uid) DO NOTHING",
+                    (
+                        rec.feed_id,
+                        e.uid,
+                        e.title,
+                        e.link,
+                        e.author,
+                        e.published,
+                        e.updated,
+                        rec.time,
+                        e.published if e.published is not None else rec.time,
+                        e.content,
+                        e.summary,
+                        _enclosures_to_json(e.enclosures),
+                    ),
+                )
+                if cur.rowcount:
+                    new_ids.append(int(cur.lastrowid or 0))
+                else:
+                    # Same item, possibly edited upstream: refresh the text only.
+                    db.execute(
+                        "UPDATE entries SET title = ?, content = ?, summary = ?, updated = ? "
+                        "WHERE feed_id = ? AND uid = ? "
+                        "AND (title != ? OR content != ? OR summary != ?)",
+                        (
+                            e.title,
+                            e.content,
+                            e.summary,
+                            e.updated,
+                            rec.feed_id,
+                            e.uid,
+                            e.title,
+                            e.content,
+                            e.summary,
+                        ),
+                    )
+            sets = ["last_fetched = ?"]
+            params: list[Any] = [rec.time]
+            if rec.status in ("ok", "not_modified"):
+                sets += ["last_success = ?", "last_error = NULL", "error_count = 0"]
+                params.append(rec.time)
+            elif rec.status == "gone":
+                sets += ["status = 'gone'", "last_error = ?"]
+                params.append(rec.error or "the server says this feed is gone for good (410)")
+            elif rec.status == "error":
+                sets += ["last_error = ?", "error_count = error_count + 1"]
+                params.append(rec.error or "fetch failed")
+            elif rec.status == "rate_limited":
+                sets += ["last_error = ?"]
+                params.append(rec.error or "the server asked us to slow down")
+            if rec.status == "ok":
+                if rec.feed_title is not None:
+                    sets.append("title = ?")
+                    params.append(rec.feed_title)
+                if rec.site_link is not None:
+                    sets.append("site_link = ?")
+                    params.append(rec.site_link)
+                if rec.icon_url is not None:
+                    sets.append("icon_url = ?")
+                    params.append(rec.icon_url)
+                if rec.entries:
+                    sets.append("capacity = max(coalesce(capacity, 0), ?)")
+                    params.append(len(rec.entries))
+            if rec.update_validators:
+                sets += ["etag = ?", "last_modified = ?"]
+                params += [rec.etag, rec.last_modified]
+            if rec.hints is not None:
+                sets.append("hints_json = ?")
+                params.append(_hints_to_json(rec.hints))
+            if rec.scheduler_state is not None:
+                sets.append("scheduler_state = ?")
+                params.append(json.dumps(rec.scheduler_state))
+            # Permanent redirects: move the feed only once it is seen consistently.
+            if rec.status in ("ok", "not_modified"):
+                if rec.redirect_url and rec.redirect_url != row["url"]:
+                    seen = (
+                        row["redirect_seen"] + 1 if row["redirect_url"] == rec.redirect_url else 1
+                    )
+                    clash = db.execute(
+                        "SELECT 1 FROM feeds WHERE url = ? AND id != ?",
+                        (rec.redirect_url, rec.feed_id),
+                    ).fetchone()
+                    if seen >= REDIRECT_CONFIRMATIONS and not clash:
+                        sets += ["url = ?", "redirect_url = NULL", "redirect_seen = 0"]
+                        params.append(rec.redirect_url)
+                    else:
+                        sets += ["redirect_url = ?", "redirect_seen = ?"]
+                        params += [rec.redirect_url, seen]
+                else:
+                    sets += ["redirect_url = NULL", "redirect_seen = 0"]
+            db.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, rec.feed_id))
+            db.execute(
+                "INSERT INTO fetch_log (feed_id, time, status, http_status, bytes, new_items, "
+                "window_items, duration, error, manual, missed_estimate) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    rec.feed_id,
+                    rec.time,
+                    rec.status,
+                    rec.http_status,
+                    rec.bytes,
+                    len(new_ids),
+                    len(rec.entries),
+                    rec.duration,
+                    rec.error,
+                    int(rec.manual),
+                    rec.missed_estimate,
+                ),
+            )
+            if rec.missed_estimate > 0:
+                cur = db.execute(
+                    "INSERT INTO alerts (feed_id, created, missed_estimate, window_from, "
+                    "window_to, capacity) VALUES (?,?,?,?,?,?)",
+                    (
+                        rec.feed_id,
+                        rec.time,
+                        rec.missed_estimate,
+                        rec.missed_from,
+                        rec.missed_to,
+                        len(rec.entries) or row["capacity"],
+                    ),
+                )
+                alert_id = int(cur.lastrowid or 0)
+        return FetchOutcome(tuple(new_ids), len(rec.entries), alert_id)
+
+    def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
+        """Which of these uids are already stored for the feed (for is_new flags)."""
+        out: set[str] = set()
+        for i in range(0, len(uids), 500):
+            chunk = list(uids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._q(
+                f"SELECT uid FROM entries WHERE feed_id = ? AND uid IN ({marks})",
+                (feed_id, *chunk),
+            )
+            out.update(r[0] for r in rows)
+        return out
+
+    def fetch_log(self, feed_id: int | None = None, limit: int = 50) -> list[FetchLogRow]:
+        where, params = ("WHERE feed_id = ?", [feed_id]) if feed_id is not None else ("", [])
+        rows = self._q(
+            f"SELECT * FROM fetch_log {where} ORDER BY time DESC, id DESC LIMIT ?",
+            (*params, limit),
+        )
+        return [
+            FetchLogRow(
+                r["id"],
+                r["feed_id"],
+                r["time"],
+                r["status"],
+                r["http_status"],
+                r["bytes"],
+                r["new_items"],
+                r["window_items"],
+                r["duration"],
+                r["error"],
+                bool(r["manual"]),
+                r["missed_estimate"],
+            )
+            for r in rows
+        ]
+
+    def fetch_times(self, since: float, *, manual: bool = False) -> list[tuple[int, float]]:
+        rows = self._q(
+            "SELECT feed_id, time FROM fetch_log WHERE time >= ? AND manual = ? ORDER BY time",
+            (since, int(manual)),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    # -- entries ---------------------------------------------------------
+
+    def entry_ids(
+        self,
+        *,
+        feed_ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+        search: str | None = None,
+        oldest_first: bool = False,
+        limit: int | None = None,
+    ) -> list[int]:
+        """Ids for an article list, newest first. Ids only: the GUI loads rows lazily."""
+        where: list[str] = []
+        params: list[Any] = []
+        if feed_ids is not None:
+            if not feed_ids:
+                return []
+            where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
+            params += list(feed_ids)
+        if unread:
+            where.append("read = 0")
+        if starred:
+            where.append("starred = 1")
+        if search is not None:
+            q = fts_query(search)
+            if q is None:
+                return []
+            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            params.append(q)
+        sql = "SELECT id FROM entries"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY sort_time " + ("ASC" if oldest_first else "DESC") + ", id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [int(r[0]) for r in self._q(sql, params)]
+
+    def entry_rows(self, ids: Sequence[int]) -> dict[int, EntryRow]:
+        out: dict[int, EntryRow] = {}
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            rows = self._q(
+                "SELECT id, feed_id, title, sort_time, read, starred FROM entries "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for r in rows:
+                out[r[0]] = EntryRow(r[0], r[1], r[2], r[3], bool(r[4]), bool(r[5]))
+        return out
+
+    def entry(self, entry_id: int) -> Entry:
+        rows = self._q("SELECT * FROM entries WHERE id = ?", (entry_id,))
+        if not rows:
+            raise UsageError(f"no entry with id {entry_id}")
+        r = rows[0]
+        return Entry(
+            id=r["id"],
+            feed_id=r["feed_id"],
+            uid=r["uid"],
+            title=r["title"],
+            link=r["link"],
+            author=r["author"],
+            published=r["published"],
+            updated=r["updated"],
+            first_seen=r["first_seen"],
+            sort_time=r["sort_time"],
+            content=r["content"],
+            summary=r["summary"],
+            enclosures=_enclosures_from_json(r["enclosures"]),
+            read=bool(r["read"]),
+            starred=bool(r["starred"]),
+        )
+
+    def entries(self, ids: Sequence[int]) -> list[Entry]:
+        return [self.entry(i) for i in ids]
+
+    def set_read(self, ids: Sequence[int], read: bool = True) -> None:
+        self._set_flag("read", ids, read)
+
+    def set_starred(self, ids: Sequence[int], starred: bool = True) -> None:
+        self._set_flag("starred", ids, starred)
+
+    def _set_flag(self, column: str, ids: Sequence[int], value: bool) -> None:
+        with self._tx() as db:
+            for i in range(0, len(ids), 500):
+                chunk = list(ids[i : i + 500])
+                db.execute(
+                    f"UPDATE entries SET {column} = ? WHERE id IN ({','.join('?' * len(chunk))})",
+                    (int(value), *chunk),
+                )
+
+    def mark_all_read(
+        self, feed_ids: Sequence[int] | None = None, before: float | None = None
+    ) -> int:
+        """Mark everything (or these feeds) read, optionally only items first seen
+        before ``before`` so items that arrive meanwhile stay unread."""
+        where = ["read = 0"]
+        params: list[Any] = []
+        if feed_ids is not None:
+            where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
+            params += list(feed_ids)
+        if before is not None:
+            where.append("first_seen <= ?")
+            params.append(before)
+        with self._tx() as db:
+            cur = db.execute(f"UPDATE entries SET read = 1 WHERE {' AND '.join(where)}", params)
+            return int(cur.rowcount)
+
+    def unread_counts(self) -> dict[int, int]:
+        rows = self._q("SELECT feed_id, count(*) FROM entries WHERE read = 0 GROUP BY feed_id")
+        return {int(r[0]): int(r[1]) for r in rows}
+
+    def starred_count(self) -> int:
+        return int(self._q("SELECT count(*) FROM entries WHERE starred = 1")[0][0])
+
+    def entry_count(self) -> int:
+        return int(self._q("SELECT count(*) FROM entries")[0][0])
+
+    def published_times(self, feed_id: int, since: float | None = None) -> list[float]:
+        rows = self._q(
+            "SELECT sort_time FROM entries WHERE feed_id = ? AND sort_time >= ? ORDER BY sort_time",
+            (feed_id, since if since is not None else 0.0),
+        )
+        return [float(r[0]) for r in rows]
+
+    # -- alerts ----------------------------------------------------------
+
+    def alerts(self, *, include_dismissed: bool = False, feed_id: int | None = None) -> list[Alert]:
+        where, params = [], []
+        if not include_dismissed:
+            where.append("dismissed = 0")
+        if feed_id is not None:
+            where.append("feed_id = ?")
+            params.append(feed_id)
+        sql = "SELECT * FROM alerts"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created DESC"
+        return [
+            Alert(
+                r["id"],
+                r["feed_id"],
+                r["created"],
+                r["missed_estimate"],
+                r["window_from"],
+                r["window_to"],
+                r["capacity"],
+                bool(r["dismissed"]),
+            )
+            for r in self._q(sql, params)
+        ]
+
+    def dismiss_alerts(self, ids: Sequence[int] | None = None, feed_id: int | None = None) -> None:
+        with self._tx() as db:
+            if ids is not None:
+                db.executemany("UPDATE alerts SET dismissed = 1 WHERE id = ?", [(i,) for i in ids])
+            if feed_id is not None:
+                db.execute("UPDATE alerts SET dismissed = 1 WHERE feed_id = ?", (feed_id,))
+
+    # -- backup ----------------------------------------------------------
+
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """A consistent copy made with SQLite's online backup API, written to a
+        temporary file, fsynced, then atomically renamed into place."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(dest.name + ".partial")
+        tmp.unlink(missing_ok=True)
+        try:
+            out = sqlite3.connect(tmp)
+            try:
+                with self._lock:
+                    self._db.backup(out)
+                out.execute("PRAGMA journal_mode = DELETE")
+            finally:
+                out.close()
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, dest)
+            dir_fd = os.open(dest.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except (OSError, sqlite3.Error) as e:
+            tmp.unlink(missing_ok=True)
+            raise StorageError(f"backup to {dest} failed: {e}") from e
+        return dest

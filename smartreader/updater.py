@@ -1,0 +1,397 @@
+"""The update pipeline: scheduler decides, fetcher fetches, parser parses, store stores.
+
+This is the one place where I/O meets the pure scheduler (``core.scheduler``).
+It is used the same way by the CLI (``smartreader update``), the GUI's worker
+thread and the end-to-end tests. No Qt here.
+
+Threads: fetch + parse of several feeds run in a bounded pool (the fetcher adds
+a per-host limit); the scheduler and the store are touched under one lock, so
+the caller may drive an ``Updater`` from one thread while another thread reads
+the store.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from smartreader.core.models import FetchObservation, ItemSighting, ParsedFeed, ServerHints
+from smartreader.core.scheduler import (
+    FeedExplanation,
+    PlanSummary,
+    Scheduler,
+    SchedulerConfig,
+)
+from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
+from smartreader.net import credentials
+from smartreader.net.discover import discover_feeds, looks_like_feed
+from smartreader.net.fetch import Fetcher, FetchResult
+from smartreader.net.parse import parse_feed
+from smartreader.storage.store import Feed, FetchRecord, Store
+
+DEFAULT_BUDGET_PER_DAY = 1000.0
+DEFAULT_MIN_INTERVAL = 15 * 60.0
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """What one fetch attempt did; crosses threads as plain data."""
+
+    feed_id: int
+    status: str  # ok | not_modified | error | rate_limited | gone | skipped
+    new_entries: int
+    error: str | None
+    missed_estimate: float
+    alert_id: int | None
+    manual: bool
+    fetched_at: float
+    missed_from: float | None = None
+    missed_to: float | None = None
+
+
+ProgressFn = Callable[[int, int, UpdateResult], None]
+
+
+def host_of(url: str) -> str:
+    parts = urlsplit(url)
+    return (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+
+
+def _merge_hints(headers: ServerHints, doc: ParsedFeed | None) -> ServerHints:
+    if doc is None:
+        return headers
+    return replace(
+        headers,
+        ttl_seconds=doc.ttl_seconds,
+        update_period_seconds=doc.update_period_seconds,
+        skip_hours=doc.skip_hours,
+        skip_days=doc.skip_days,
+    )
+
+
+class Updater:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        fetcher: Fetcher | None = None,
+        now: Callable[[], float] = time.time,
+        max_workers: int = 8,
+    ) -> None:
+        self.store = store
+        self.now = now
+        self.fetcher = fetcher if fetcher is not None else Fetcher(now=now)
+        self.max_workers = max_workers
+        self._lock = threading.RLock()
+        self._scheduled_ids: set[int] = set()
+        self.scheduler = Scheduler(self._config(), now())
+        for feed in store.feeds():
+            self._add_to_scheduler(feed)
+
+    # -- configuration ---------------------------------------------------
+
+    def _config(self) -> SchedulerConfig:
+        return SchedulerConfig(
+            budget_per_day=float(self.store.get_setting("budget_per_day", DEFAULT_BUDGET_PER_DAY)),
+            min_interval=float(self.store.get_setting("min_interval", DEFAULT_MIN_INTERVAL)),
+        )
+
+    def budget(self) -> float:
+        return self._config().budget_per_day
+
+    def set_budget(self, per_day: float) -> None:
+        if not per_day >= 1:
+            raise UsageError("the request budget must be at least 1 per day")
+        self.store.set_setting("budget_per_day", float(per_day))
+        with self._lock:
+            self.scheduler.set_config(self._config(), self.now())
+
+    def set_min_interval(self, seconds: float) -> None:
+        if not seconds >= 60:
+            raise UsageError("the minimum interval must be at least one minute")
+        self.store.set_setting("min_interval", float(seconds))
+        with self._lock:
+            self.scheduler.set_config(self._config(), self.now())
+
+    def _add_to_scheduler(self, feed: Feed) -> None:
+        if feed.status != "active":
+            return
+        self.scheduler.add_feed(
+            feed.id,
+            host=host_of(feed.url),
+            weight=feed.weight,
+            capacity=feed.capacity,
+            min_interval=feed.min_interval,
+            state=feed.scheduler_state,
+            last_fetch=feed.last_fetched,
+        )
+        self._scheduled_ids.add(feed.id)
+
+    def _remove_from_scheduler(self, feed_id: int) -> None:
+        if feed_id in self._scheduled_ids:
+            self.scheduler.remove_feed(feed_id)
+            self._scheduled_ids.discard(feed_id)
+
+    def feed_changed(self, feed_id: int) -> None:
+        """Re-read a feed's settings after the user edited, added or deleted it."""
+        with self._lock:
+            self._remove_from_scheduler(feed_id)
+            try:
+                feed = self.store.feed(feed_id)
+            except UsageError:
+                return  # deleted
+            self._add_to_scheduler(feed)
+
+    # -- subscribing -----------------------------------------------------
+
+    def subscribe(self, url: str, *, folder: str | None = None, title: str | None = None) -> int:
+        """Subscribe to a feed URL or a site URL (discovering its feed), fetch it
+        once, and return the new feed id. Credentials in the URL go to the keyring."""
+        url = url.strip()
+        if "://" not in url:
+            url = "https://" + url
+        clean, user, password = credentials.split_userinfo(url)
+        if urlsplit(clean).scheme not in ("http", "https"):
+            raise UsageError(f"only http and https feeds are supported, not {clean!r}")
+        auth = (user, password or "") if user else None
+        feed_url, result = self._resolve_feed(clean, auth)
+        if self.store.feed_id_by_url(feed_url) is not None:
+            raise UsageError(f"already subscribed to {feed_url}")
+        if user:
+            # Fails loudly (CredentialsError) when no keyring exists: nothing is
+            # ever written in plain text.
+            credentials.store_password(feed_url, user, password or "")
+        fid = self.store.add_feed(
+            feed_url, folder=folder, title=title or "", now=self.now(), auth_username=user
+        )
+        with self._lock:
+            self._add_to_scheduler(self.store.feed(fid))
+        self._finish(self.store.feed(fid), result, manual=True)
+        return fid
+
+    def _resolve_feed(self, url: str, auth: tuple[str, str] | None) -> tuple[str, FetchResult]:
+        result = self.fetcher.fetch(url, auth=auth)
+        if result.status != "ok" or result.body is None:
+            raise FetchError(f"could not fetch {credentials.redact(url)}: {result.error}")
+        if looks_like_feed(result.body, result.content_type):
+            return result.final_url or url, result
+        candidates = [d.url for d in discover_feeds(result.body, result.final_url or url)]
+        for cand in candidates:
+            r = self.fetcher.fetch(cand, auth=auth if host_of(cand) == host_of(url) else None)
+            if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
+                return r.final_url or cand, r
+        raise ParseError(
+            f"no feed found at {credentials.redact(url)}: the page does not link to an RSS, "
+            "Atom or JSON feed"
+        )
+
+    # -- updating --------------------------------------------------------
+
+    def update(
+        self,
+        feed_ids: Sequence[int] | None = None,
+        *,
+        manual: bool = True,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> list[UpdateResult]:
+        """Fetch these feeds (all active ones by default) now."""
+        if feed_ids is None:
+            feeds = [f for f in self.store.feeds() if f.status == "active"]
+        else:
+            feeds = []
+            for fid in feeds_ids_unique(feed_ids):
+                try:
+                    feeds.append(self.store.feed(fid))
+                except UsageError:
+                    continue
+        results: list[UpdateResult] = []
+        total = len(feeds)
+        if not feeds:
+            return results
+        with ThreadPoolExecutor(max_workers=max(1, min(self.max_workers, total))) as pool:
+            futures = [pool.submit(self._update_one, f, manual, cancel) for f in feeds]
+            try:
+                for fut in as_completed(futures):
+                    res = fut.result()
+                    results.append(res)
+                    if progress is not None:
+                        progress(len(results), total, res)
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+        return results
+
+    def run_due(
+        self, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+    ) -> list[UpdateResult]:
+        """Fetch the feeds whose planned time has come (the budgeted path)."""
+        with self._lock:
+            due = [int(f) for f in self.scheduler.due(self.now())]
+        return self.update(due, manual=False, progress=progress, cancel=cancel)
+
+    def _update_one(self, feed: Feed, manual: bool, cancel: threading.Event | None) -> UpdateResult:
+        now = self.now()
+        if cancel is not None and cancel.is_set():
+            return UpdateResult(feed.id, "skipped", 0, "cancelled", 0.0, None, manual, now)
+        if feed.status == "gone":
+            return UpdateResult(feed.id, "skipped", 0, feed.last_error, 0.0, None, manual, now)
+        auth = None
+        if feed.auth_username:
+            try:
+                pw = credentials.get_password(feed.url, feed.auth_username)
+            except CredentialsError as e:
+                return self._record_error(feed, str(e), manual)
+            if pw is None:
+                return self._record_error(
+                    feed, "the password for this feed is missing from the keyring", manual
+                )
+            auth = (feed.auth_username, pw)
+        result = self.fetcher.fetch(
+            feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
+        )
+        # Even when cancelled meanwhile, a fetch that happened is recorded so the
+        # budget and validators stay honest.
+        return self._finish(feed, result, manual=manual)
+
+    def _record_error(self, feed: Feed, message: str, manual: bool) -> UpdateResult:
+        now = self.now()
+        obs = FetchObservation(fetched_at=now, status="error", manual=manual)
+        with self._lock:
+            verdict = self.scheduler.observe(feed.id, obs) if self._scheduled(feed.id) else None
+            state = self.scheduler.export_state(feed.id) if verdict is not None else None
+            self.store.record_fetch(
+                FetchRecord(
+                    feed.id, now, "error", error=message, manual=manual, scheduler_state=state
+                )
+            )
+        return UpdateResult(feed.id, "error", 0, message, 0.0, None, manual, now)
+
+    def _scheduled(self, feed_id: int) -> bool:
+        return feed_id in self._scheduled_ids
+
+    def _finish(self, feed: Feed, result: FetchResult, *, manual: bool) -> UpdateResult:
+        """Parse (off the lock), then teach the scheduler and store atomically."""
+        status = result.status
+        error = result.error
+        doc: ParsedFeed | None = None
+        if status == "ok" and result.body is not None:
+            try:
+                doc = parse_feed(
+                    result.body,
+                    url=result.final_url or feed.url,
+                    content_type=result.content_type,
+                    now=result.fetched_at,
+                )
+            except ParseError as e:
+                status, error = "error", str(e)
+        hints = _merge_hints(result.hints, doc)
+        if doc is None and feed.hints is not None and status != "ok":
+            # Keep what the document told us last time (ttl, skipHours...).
+            hints = replace(
+                hints,
+                ttl_seconds=feed.hints.ttl_seconds,
+                update_period_seconds=feed.hints.update_period_seconds,
+                skip_hours=feed.hints.skip_hours,
+                skip_days=feed.hints.skip_days,
+            )
+        entries = doc.entries if doc is not None else ()
+        with self._lock:
+            known = self.store.known_uids(feed.id, [e.uid for e in entries]) if entries else set()
+            obs = FetchObservation(
+                fetched_at=result.fetched_at,
+                status=status,
+                items=tuple(ItemSighting(e.uid, e.published, e.uid not in known) for e in entries),
+                hints=hints,
+                manual=manual,
+            )
+            verdict = self.scheduler.observe(feed.id, obs) if self._scheduled(feed.id) else None
+            missed = (
+                verdict.missed_estimate if verdict is not None and verdict.missed_alert else 0.0
+            )
+            rec = FetchRecord(
+                feed_id=feed.id,
+                time=result.fetched_at,
+                status=status,
+                http_status=result.http_status,
+                bytes=result.bytes_read,
+                duration=result.duration,
+                error=credentials.redact(error) if error else None,
+                manual=manual,
+                entries=entries,
+                feed_title=doc.title if doc is not None else None,
+                site_link=doc.link if doc is not None else None,
+                icon_url=doc.icon if doc is not None else None,
+                etag=result.etag,
+                last_modified=result.last_modified,
+                update_validators=status in ("ok", "not_modified"),
+                hints=hints,
+                scheduler_state=self.scheduler.export_state(feed.id)
+                if verdict is not None
+                else None,
+                missed_estimate=missed,
+                missed_from=verdict.missed_from if missed and verdict is not None else None,
+                missed_to=verdict.missed_to if missed and verdict is not None else None,
+                redirect_url=result.permanent_redirect,
+            )
+            out = self.store.record_fetch(rec)
+            if status == "gone":
+                self._remove_from_scheduler(feed.id)
+        return UpdateResult(
+            feed.id,
+            status,
+            len(out.new_entry_ids),
+            rec.error,
+            missed,
+            out.alert_id,
+            manual,
+            result.fetched_at,
+            rec.missed_from,
+            rec.missed_to,
+        )
+
+    # -- what the GUI and `explain` read ----------------------------------
+
+    def next_wakeup(self) -> float | None:
+        with self._lock:
+            return self.scheduler.next_wakeup()
+
+    def replan(self) -> None:
+        with self._lock:
+            self.scheduler.replan(self.now())
+
+    def explain(self, feed_id: int) -> FeedExplanation:
+        with self._lock:
+            if not self._scheduled(feed_id):
+                raise UsageError(f"feed {feed_id} is not scheduled (unknown, gone or paused)")
+            return self.scheduler.explain(feed_id, self.now())
+
+    def summary(self) -> PlanSummary:
+        with self._lock:
+            return self.scheduler.summary(self.now())
+
+    def estimate_delay_for_budget(self, budget_per_day: float) -> tuple[float, float]:
+        with self._lock:
+            return self.scheduler.estimate_delay_for_budget(budget_per_day)
+
+    def requests_today(self) -> int:
+        with self._lock:
+            return self.scheduler.requests_in_last_24h(self.now())
+
+    def close(self) -> None:
+        self.fetcher.close()
+
+
+def feeds_ids_unique(ids: Sequence[int]) -> list[int]:
+    seen: set[int] = set()
+    out = []
+    for i in ids:
+        if i not in seen:
+            seen.add(i)
+            out.append(int(i))
+    return out

@@ -1,0 +1,224 @@
+"""Storage against a real SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
+from smartreader.errors import DatabaseCorruptError, DatabaseTooNewError, UsageError
+from smartreader.storage import FetchRecord, Store
+from smartreader.storage.schema import SCHEMA_VERSION
+from smartreader.storage.store import REDIRECT_CONFIRMATIONS, fts_query
+
+
+def entry(
+    uid: str, title: str = "", content: str = "", published: float | None = None
+) -> ParsedEntry:
+    return ParsedEntry(
+        uid=uid,
+        title=title or f"title {uid}",
+        link=f"https://example.org/{uid}",
+        author="",
+        published=published,
+        updated=None,
+        content=content or f"<p>body of {uid}</p>",
+        summary="",
+        enclosures=(Enclosure("https://example.org/a.mp3", "audio/mpeg", 10),),
+    )
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "db.sqlite3")
+    yield s
+    s.close()
+
+
+def test_pragmas_and_version(store, tmp_path):
+    db = sqlite3.connect(tmp_path / "db.sqlite3")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.integrity_check() == "ok"
+
+
+def test_refuses_newer_database(tmp_path):
+    p = tmp_path / "db.sqlite3"
+    Store(p).close()
+    db = sqlite3.connect(p)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    before = p.read_bytes()
+    with pytest.raises(DatabaseTooNewError, match="newer smartreader"):
+        Store(p)
+    assert p.read_bytes() == before
+
+
+def test_corrupt_file_is_reported_and_left_alone(tmp_path):
+    p = tmp_path / "db.sqlite3"
+    p.write_bytes(b"this is not a database" * 100)
+    before = p.read_bytes()
+    with pytest.raises(DatabaseCorruptError, match="damaged"):
+        Store(p)
+    assert p.read_bytes() == before
+
+
+def test_fetch_inserts_and_dedups_keeping_flags(store):
+    fid = store.add_feed("https://example.org/feed", folder="News", now=1000.0)
+    out = store.record_fetch(
+        FetchRecord(
+            fid,
+            2000.0,
+            "ok",
+            200,
+            entries=[entry("a", published=1500.0), entry("b")],
+            feed_title="Example",
+            etag='W/"x"',
+            last_modified="Mon",
+            update_validators=True,
+        )
+    )
+    assert len(out.new_entry_ids) == 2
+    store.set_read([out.new_entry_ids[0]])
+    store.set_starred([out.new_entry_ids[0]])
+    out2 = store.record_fetch(
+        FetchRecord(fid, 3000.0, "ok", 200, entries=[entry("a", title="edited"), entry("c")])
+    )
+    assert len(out2.new_entry_ids) == 1
+    e = store.entry(out.new_entry_ids[0])
+    assert e.read and e.starred and e.title == "edited"
+    assert e.sort_time == 1500.0
+    f = store.feed(fid)
+    assert (f.title, f.folder, f.etag, f.last_modified) == ("Example", "News", 'W/"x"', "Mon")
+    assert f.capacity == 2
+    assert store.unread_counts() == {fid: 2}
+    assert [r.new_items for r in store.fetch_log(fid)] == [1, 2]
+
+
+def test_validators_stored_as_a_set(store):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(
+        FetchRecord(fid, 1.0, "ok", etag='"1"', last_modified="LM", update_validators=True)
+    )
+    store.record_fetch(
+        FetchRecord(fid, 2.0, "ok", etag='"2"', last_modified=None, update_validators=True)
+    )
+    f = store.feed(fid)
+    assert (f.etag, f.last_modified) == ('"2"', None)
+    # An error does not touch them.
+    store.record_fetch(FetchRecord(fid, 3.0, "error", error="boom"))
+    f = store.feed(fid)
+    assert (f.etag, f.error_count, f.last_error) == ('"2"', 1, "boom")
+
+
+def test_gone_stops_feed_and_keeps_entries(store):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(FetchRecord(fid, 1.0, "ok", entries=[entry("a")]))
+    store.record_fetch(FetchRecord(fid, 2.0, "gone", 410))
+    f = store.feed(fid)
+    assert f.status == "gone" and "410" in (f.last_error or "")
+    assert store.entry_count() == 1
+
+
+def test_permanent_redirect_needs_consistent_sightings(store):
+    fid = store.add_feed("http://old.example/feed")
+    for i in range(REDIRECT_CONFIRMATIONS - 1):
+        store.record_fetch(FetchRecord(fid, float(i), "ok", redirect_url="https://new.example/f"))
+        assert store.feed(fid).url == "http://old.example/feed"
+    # An interruption resets the count.
+    store.record_fetch(FetchRecord(fid, 10.0, "ok"))
+    store.record_fetch(FetchRecord(fid, 11.0, "ok", redirect_url="https://new.example/f"))
+    assert store.feed(fid).url == "http://old.example/feed"
+    for i in range(REDIRECT_CONFIRMATIONS - 1):
+        store.record_fetch(FetchRecord(fid, 20.0 + i, "ok", redirect_url="https://new.example/f"))
+    assert store.feed(fid).url == "https://new.example/f"
+
+
+def test_search_is_safe_and_prefix(store):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(
+        FetchRecord(
+            fid,
+            1.0,
+            "ok",
+            entries=[
+                entry("a", title="Rust release notes", content="<p>borrow checker</p>"),
+                entry("b", title="Python packaging", content="<p>wheels and sdists</p>"),
+            ],
+        )
+    )
+    assert len(store.entry_ids(search="pack")) == 1
+    assert len(store.entry_ids(search="borrow")) == 1
+    for hostile in ['"', "AND OR NOT", "a* NEAR(", "title:x", ")(", ""]:
+        store.entry_ids(search=hostile)  # never an FTS5 syntax error
+    assert fts_query("  ") is None
+
+
+def test_alerts_roundtrip(store):
+    fid = store.add_feed("https://example.org/feed")
+    out = store.record_fetch(
+        FetchRecord(
+            fid,
+            5.0,
+            "ok",
+            entries=[entry("a")],
+            missed_estimate=3.5,
+            missed_from=1.0,
+            missed_to=4.0,
+        )
+    )
+    assert out.alert_id
+    [a] = store.alerts()
+    assert (a.feed_id, a.missed_estimate, a.window_from, a.window_to) == (fid, 3.5, 1.0, 4.0)
+    store.dismiss_alerts([a.id])
+    assert store.alerts() == []
+    assert len(store.alerts(include_dismissed=True)) == 1
+
+
+def test_hints_and_state_roundtrip(store):
+    fid = store.add_feed("https://example.org/feed")
+    h = ServerHints(retry_after=5.0, ttl_seconds=3600, skip_hours=frozenset({1, 2}))
+    store.record_fetch(FetchRecord(fid, 1.0, "ok", hints=h, scheduler_state={"k": [1, 2]}))
+    f = store.feed(fid)
+    assert f.hints == h and f.scheduler_state == {"k": [1, 2]}
+
+
+def test_duplicate_subscription_and_bad_settings(store):
+    fid = store.add_feed("https://example.org/feed")
+    with pytest.raises(UsageError, match="already subscribed"):
+        store.add_feed("https://example.org/feed")
+    with pytest.raises(UsageError):
+        store.update_feed(fid, weight=-1)
+    with pytest.raises(UsageError):
+        store.update_feed(fid, evil="x")
+    store.update_feed(fid, user_title="Mine", folder="Tech", weight=2.0, load_images=True)
+    f = store.feed(fid)
+    assert (f.display_title, f.folder, f.weight, f.load_images) == ("Mine", "Tech", 2.0, True)
+
+
+def test_mark_all_read_respects_cutoff(store):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[entry("a")]))
+    store.record_fetch(FetchRecord(fid, 20.0, "ok", entries=[entry("b")]))
+    assert store.mark_all_read([fid], before=15.0) == 1
+    assert store.unread_counts() == {fid: 1}
+
+
+def test_backup_is_consistent_copy(store, tmp_path):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(FetchRecord(fid, 1.0, "ok", entries=[entry(str(i)) for i in range(50)]))
+    dest = store.backup(tmp_path / "backups" / "b.sqlite3")
+    copy = Store(dest, readonly=True)
+    assert copy.entry_count() == 50
+    assert copy.integrity_check() == "ok"
+    assert not list((tmp_path / "backups").glob("*.partial"))
+
+
+def test_delete_folder_keeps_feeds(store):
+    fid = store.add_feed("https://example.org/feed", folder="X")
+    folder = store.feed(fid).folder_id
+    assert folder is not None
+    store.delete_folder(folder)
+    assert store.feed(fid).folder is None
