@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.httpserver import FeedServer
 
 # Must be set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Never touch the user's real data dir or keyring from tests.
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+
+
+@pytest.fixture
+def feed_server() -> Iterator[FeedServer]:
+    """A local HTTP server on 127.0.0.1 (port 0); see tests/httpserver.py."""
+    # Imported here so that a plain `pytest` (repo root not on sys.path) only
+    # breaks the tests that use the server; `python -m pytest` is the documented way.
+    from tests.httpserver import FeedServer
+
+    with FeedServer() as server:
+        yield server

@@ -1,0 +1,135 @@
+"""Feed credentials: kept in the OS keyring, kept out of URLs, logs and messages.
+
+* ``split_userinfo`` turns ``https://user:pass@host/feed`` into the clean URL
+  plus the credentials, so the stored URL never carries a password.
+* ``redact`` makes any URL or message safe to log or show: userinfo becomes
+  ``***`` and query parameters that look secret (``token=``, ``key=``...) are
+  masked.
+* ``store_password`` / ``get_password`` / ``delete_password`` use ``keyring``
+  under the service name ``smartreader``. When there is no usable backend
+  (keyring's ``fail`` backend, the ``null`` backend that silently drops
+  secrets, or any ``KeyringError``) they raise ``CredentialsError`` with a
+  message fit for the user. There is deliberately no plain-text fallback.
+
+The keyring "user name" is ``<username>@<key>``, where ``key`` is the feed's
+URL (userinfo removed) or any other stable id such as ``feed:<uuid>``.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import keyring
+import keyring.backends.fail
+import keyring.backends.null
+import keyring.errors
+
+from smartreader.errors import CredentialsError
+
+SERVICE = "smartreader"
+
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
+_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&;][^=&#\s]*(?:pass|pwd|token|key|secret|auth|sig|session)[^=&#\s]*=)"
+    r"(?P<value>[^&#\s]*)",
+    re.IGNORECASE,
+)
+
+_NO_BACKEND = (
+    "No secure password storage (system keyring) is available, so the password "
+    "cannot be saved or read. Start or unlock your desktop's keyring service "
+    "(Secret Service, KWallet, macOS Keychain, Windows Credential Manager) and "
+    "try again. smartreader never stores passwords in plain text."
+)
+
+
+def split_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """``(clean_url, username, password)``; names and passwords are percent-decoded.
+
+    URLs without userinfo come back unchanged with ``(None, None)``. The host
+    part keeps its original spelling (no lower-casing, no normalisation).
+    """
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    raw_user, sep, raw_password = userinfo.partition(":")
+    username = unquote(raw_user)
+    password = unquote(raw_password) if sep else None
+    clean = urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment))
+    if not username and password is None:
+        return clean, None, None
+    return clean, username, password
+
+
+def redact(text: str) -> str:
+    """``text`` with URL userinfo replaced by ``***`` and secret-looking query values masked."""
+    text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
+    return _SECRET_PARAM.sub(lambda m: f"{m.group('name')}***", text)
+
+
+def _account(key: str, username: str) -> str:
+    clean_key, _, _ = split_userinfo(key)  # never put a password into the account name
+    return f"{username}@{clean_key}"
+
+
+def _backend() -> object:
+    backend = keyring.get_keyring()
+    if isinstance(backend, keyring.backends.fail.Keyring | keyring.backends.null.Keyring):
+        raise CredentialsError(_NO_BACKEND)
+    return backend
+
+
+def _translate(exc: keyring.errors.KeyringError) -> CredentialsError:
+    if isinstance(exc, keyring.errors.NoKeyringError):
+        return CredentialsError(_NO_BACKEND)
+    if isinstance(exc, keyring.errors.KeyringLocked):
+        return CredentialsError("The system keyring is locked; unlock it and try again.")
+    detail = str(exc) or type(exc).__name__
+    return CredentialsError(f"The system keyring refused the request: {detail}")
+
+
+def keyring_available() -> bool:
+    """Whether a real (not ``fail``/``null``) keyring backend is configured.
+
+    This does not prove the backend works (it may be locked); callers that
+    need certainty do a round trip.
+    """
+    try:
+        _backend()
+    except CredentialsError:
+        return False
+    return True
+
+
+def store_password(key: str, username: str, password: str) -> None:
+    """Save ``password`` for ``username`` on feed ``key``, replacing any previous one."""
+    _backend()
+    try:
+        keyring.set_password(SERVICE, _account(key, username), password)
+    except keyring.errors.KeyringError as exc:
+        raise _translate(exc) from None
+
+
+def get_password(key: str, username: str) -> str | None:
+    """The saved password, or None when none is saved."""
+    _backend()
+    try:
+        value = keyring.get_password(SERVICE, _account(key, username))
+    except keyring.errors.KeyringError as exc:
+        raise _translate(exc) from None
+    return value if value is None else str(value)
+
+
+def delete_password(key: str, username: str) -> bool:
+    """Forget the saved password. Returns False when there was none to delete."""
+    _backend()
+    account = _account(key, username)
+    try:
+        if keyring.get_password(SERVICE, account) is None:
+            return False
+        keyring.delete_password(SERVICE, account)
+    except keyring.errors.KeyringError as exc:
+        raise _translate(exc) from None
+    return True
