@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import logging
 import sys
 import time
 from collections.abc import Sequence
@@ -166,6 +167,8 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from smartreader.errors import CredentialsError
+    from smartreader.net import credentials
     from smartreader.net.opml import parse_opml
     from smartreader.updater import Updater
 
@@ -177,17 +180,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         added: list[int] = []
         skipped = 0
+        problems = list(result.problems)
         for sub in result.subscriptions:
-            if store.feed_id_by_url(sub.url) is not None:
+            url, user, password = credentials.split_userinfo(sub.url)
+            if store.feed_id_by_url(url) is not None:
                 skipped += 1
                 continue
-            added.append(store.add_feed(sub.url, folder=sub.folder, title=sub.title or ""))
-        for problem in result.problems:
+            if user:
+                # Never store the password from the file in the database.
+                try:
+                    credentials.store_password(url, user, password or "")
+                except CredentialsError as e:
+                    problems.append(f"{credentials.redact(sub.url)}: {e}")
+                    continue
+            added.append(
+                store.add_feed(url, folder=sub.folder, title=sub.title or "", auth_username=user)
+            )
+        for problem in problems:
             print(f"skipped: {problem}", file=sys.stderr)
         print(
             f"imported {len(added)} feeds"
             + (f", {skipped} already subscribed" if skipped else "")
-            + (f", {len(result.problems)} problems" if result.problems else "")
+            + (f", {len(problems)} problems" if problems else "")
         )
         if added and not args.no_fetch:
             up = Updater(store)
@@ -413,6 +427,9 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # httpx logs every request URL at INFO; URLs may carry tokens in queries.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

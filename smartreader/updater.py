@@ -28,7 +28,7 @@ from smartreader.core.scheduler import (
 )
 from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
 from smartreader.net import credentials
-from smartreader.net.discover import discover_feeds, looks_like_feed
+from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
 from smartreader.net.fetch import Fetcher, FetchResult
 from smartreader.net.parse import parse_feed
 from smartreader.storage.store import Feed, FetchRecord, Store
@@ -179,7 +179,8 @@ class Updater:
             raise FetchError(f"could not fetch {credentials.redact(url)}: {result.error}")
         if looks_like_feed(result.body, result.content_type):
             return result.final_url or url, result
-        candidates = [d.url for d in discover_feeds(result.body, result.final_url or url)]
+        page = result.final_url or url
+        candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
         for cand in candidates:
             r = self.fetcher.fetch(cand, auth=auth if host_of(cand) == host_of(url) else None)
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
@@ -232,7 +233,7 @@ class Updater:
     ) -> list[UpdateResult]:
         """Fetch the feeds whose planned time has come (the budgeted path)."""
         with self._lock:
-            due = [int(f) for f in self.scheduler.due(self.now())]
+            due = [int(f) for f in self.scheduler.due(self.now())]  # type: ignore[call-overload]
         return self.update(due, manual=False, progress=progress, cancel=cancel)
 
     def _update_one(self, feed: Feed, manual: bool, cancel: threading.Event | None) -> UpdateResult:

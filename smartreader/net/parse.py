@@ -1,0 +1,366 @@
+"""Turn fetched bytes into a safe :class:`~smartreader.core.models.ParsedFeed`.
+
+feedparser reads RSS/Atom/RDF from *bytes* (never a URL: it must not do I/O of
+its own); JSON Feed is read with :mod:`json`. Its HTML sanitiser and relative-URI
+resolution are switched off: both are done here with nh3 and our own resolver
+(:mod:`smartreader.net.sanitize`) so that there is one place that decides what is
+safe. Entry identity comes from guid/id, else the link, else a content hash —
+never dates, which feeds rewrite freely.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import json
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urljoin
+
+import feedparser
+
+from smartreader.core.models import Enclosure, ParsedEntry, ParsedFeed
+from smartreader.errors import ParseError
+from smartreader.net.sanitize import plain_text, safe_url, sanitize_html, text_to_html
+
+MAX_ENTRIES = 2_000  # per document; the rest is dropped with a warning
+MAX_ENCLOSURES = 20
+MAX_UID_CHARS = 1_024
+EARLIEST_PLAUSIBLE = 631_152_000.0  # 1990-01-01: older dates are feed bugs
+FUTURE_SLACK = 2 * 86_400.0  # dates further ahead than this are treated as absent
+
+_SECONDS = {"hourly": 3600.0, "daily": 86_400.0, "weekly": 604_800.0,
+            "monthly": 2_629_800.0, "yearly": 31_557_600.0}  # fmt: skip
+_DAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
+         "saturday": 5, "sunday": 6}  # fmt: skip
+
+# feedparser keeps only the last <hour>/<day>, so read these small blocks ourselves.
+_SKIP_HOURS = re.compile(rb"<skipHours\b[^>]*>(.*?)</skipHours\s*>", re.S | re.I)
+_SKIP_DAYS = re.compile(rb"<skipDays\b[^>]*>(.*?)</skipDays\s*>", re.S | re.I)
+_HOUR = re.compile(rb"<hour\b[^>]*>\s*(\d{1,2})\s*</hour\s*>", re.I)
+_DAY = re.compile(rb"<day\b[^>]*>\s*([A-Za-z]+)\s*</day\s*>", re.I)
+# Internal DTD subsets are how entity bombs (billion laughs, quadratic blow-up,
+# external entities) arrive. A few feeds declare harmless ones (``nbsp``), so we
+# allow short literal values and refuse anything nested, parameterised or external
+# before any parser sees the document.
+_ROOT = re.compile(rb"<[A-Za-z]")
+_ENTITY_DECL = re.compile(rb"<!ENTITY\s+(%\s*)?([^\s\"']+)\s+(\"[^\"]*\"|'[^']*'|[^>]*)\s*>", re.I)
+_CHARREF = re.compile(rb"&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});")
+MAX_ENTITY_DECLS = 64
+MAX_ENTITY_VALUE = 64
+
+
+def _looks_json(body: bytes, content_type: str | None) -> bool:
+    ct = (content_type or "").lower()
+    if "json" in ct:
+        return True
+    return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+
+def parse_feed(
+    body: bytes,
+    *,
+    url: str,
+    content_type: str | None = None,
+    now: float | None = None,
+) -> ParsedFeed:
+    """Parse and sanitise one feed document. Raises ParseError if it is not a feed."""
+    now = time.time() if now is None else now
+    if _looks_json(body, content_type):
+        return _parse_json_feed(body, url=url, now=now)
+    _check_entities(body)
+    # No content-location: feedparser would resolve guids against it as if they
+    # were URLs, changing entry identity. We resolve links ourselves.
+    headers: dict[str, str] = {}
+    if content_type:
+        headers["content-type"] = content_type
+    try:
+        d = feedparser.parse(
+            body,
+            response_headers=headers,
+            sanitize_html=False,  # nh3 does this, below
+            resolve_relative_uris=False,  # so do we
+        )
+    except Exception as e:  # feedparser promises not to raise; be sure anyway
+        raise ParseError(f"the feed could not be parsed: {e}") from e
+    feed: Mapping[str, Any] = d.get("feed", {})
+    raw_entries: list[Mapping[str, Any]] = list(d.get("entries", []))
+    if not d.get("version") and not raw_entries:
+        reason = d.get("bozo_exception")
+        looks_html = b"<html" in body[:4096].lower()
+        raise ParseError(
+            "this is a web page, not a feed"
+            if looks_html
+            else f"not an RSS or Atom feed{f' ({reason})' if reason else ''}"
+        )
+    warnings: list[str] = []
+    if d.get("bozo") and d.get("bozo_exception") is not None:
+        exc = d["bozo_exception"]
+        # The charset fallback is routine; other problems are worth showing.
+        if type(exc).__name__ not in ("CharacterEncodingOverride", "NonXMLContentType"):
+            warnings.append(f"malformed feed, read leniently: {exc}"[:300])
+    if len(raw_entries) > MAX_ENTRIES:
+        warnings.append(f"{len(raw_entries)} entries; kept the first {MAX_ENTRIES}")
+        raw_entries = raw_entries[:MAX_ENTRIES]
+
+    feed_base = urljoin(url, str((feed.get("title_detail") or {}).get("base") or ""))
+    feed_link = safe_url(feed.get("link"), feed_base)
+    entries: list[ParsedEntry] = []
+    seen: set[str] = set()
+    for raw in raw_entries:
+        entry, truncated = _entry(raw, url, now)
+        if truncated:
+            warnings.append(f"entry {entry.title[:60]!r} was cut to a safe size")
+        if entry.uid in seen:  # duplicate ids within one document: keep the first
+            continue
+        seen.add(entry.uid)
+        entries.append(entry)
+
+    title_detail = feed.get("title_detail") or {}
+    return ParsedFeed(
+        title=plain_text(feed.get("title"), is_html=_is_html(title_detail)),
+        link=feed_link,
+        entries=tuple(entries),
+        ttl_seconds=_ttl(feed.get("ttl")),
+        update_period_seconds=_update_period(
+            feed.get("sy_updateperiod"), feed.get("sy_updatefrequency")
+        ),
+        skip_hours=_skip_hours(body),
+        skip_days=_skip_days(body),
+        warnings=tuple(warnings),
+        icon=_icon(feed, url),
+    )
+
+
+def _check_entities(body: bytes) -> None:
+    root = _ROOT.search(body)
+    prolog = body[: root.start()] if root else body
+    if b"<!ENTITY" not in prolog.upper():
+        return
+    decls = _ENTITY_DECL.findall(prolog)
+    unsafe = prolog.upper().count(b"<!ENTITY") != len(decls) or len(decls) > MAX_ENTITY_DECLS
+    for param, _name, value in decls:
+        literal = value[:1] in (b'"', b"'")
+        inner = _CHARREF.sub(b"", value[1:-1])  # &#160; is a character, not a reference
+        if param or not literal or len(inner) > MAX_ENTITY_VALUE or b"&" in inner or b"%" in inner:
+            unsafe = True
+    if unsafe:
+        raise ParseError(
+            "the feed declares nested, external or oversized XML entities; refused as unsafe"
+        )
+
+
+def _is_html(detail: Mapping[str, Any]) -> bool:
+    return str(detail.get("type", "text/html")) in ("text/html", "application/xhtml+xml")
+
+
+def _time(struct: Any, now: float) -> float | None:
+    if not struct:
+        return None
+    try:
+        t = float(calendar.timegm(struct))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if t < EARLIEST_PLAUSIBLE or t > now + FUTURE_SLACK:
+        return None
+    return t
+
+
+def _content_hash(*parts: str) -> str:
+    h = hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()
+    return f"sha256:{h[:32]}"
+
+
+def _uid(raw_id: str | None, link: str | None, title: str, content: str) -> str:
+    for cand in (raw_id, link):
+        if cand and cand.strip():
+            cand = cand.strip()
+            return cand if len(cand) <= MAX_UID_CHARS else _content_hash(cand)
+    return _content_hash(title, content)
+
+
+def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEntry, bool]:
+    title_detail = raw.get("title_detail") or {}
+    base = urljoin(feed_url, str(title_detail.get("base") or ""))
+    title = plain_text(raw.get("title"), is_html=_is_html(title_detail))
+
+    truncated = False
+    content_html = ""
+    contents = raw.get("content") or []
+    if contents:
+        # Prefer HTML over plain text, then the longest.
+        best = max(contents, key=lambda c: (_is_html(c), len(c.get("value") or "")))
+        content_html, cut = _html_of(best, base)
+        truncated |= cut
+    summary_html = ""
+    summary_detail = raw.get("summary_detail")
+    if raw.get("summary"):
+        summary_html, cut = _html_of(summary_detail or {"value": raw["summary"]}, base)
+        truncated |= cut
+    if not content_html:
+        content_html = summary_html
+
+    link = safe_url(raw.get("link"), base)
+    author = plain_text(raw.get("author"))
+    enclosures: list[Enclosure] = []
+    for enc in raw.get("enclosures", [])[:MAX_ENCLOSURES]:
+        href = safe_url(enc.get("href") or enc.get("url"), base)
+        if href is None:
+            continue
+        enclosures.append(
+            Enclosure(url=href, type=plain_text(enc.get("type"), limit=200),
+                      length=_int(enc.get("length")))
+        )  # fmt: skip
+    published = _time(raw.get("published_parsed"), now)
+    updated = _time(raw.get("updated_parsed"), now)
+    raw_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+    return (
+        ParsedEntry(
+            uid=_uid(raw_id, raw.get("link") or link, title, content_html),
+            title=title,
+            link=link,
+            author=author,
+            published=published if published is not None else updated,
+            updated=updated,
+            content=content_html,
+            summary=summary_html,
+            enclosures=tuple(enclosures),
+        ),
+        truncated,
+    )
+
+
+def _html_of(detail: Mapping[str, Any], base: str) -> tuple[str, bool]:
+    value = str(detail.get("value") or "")
+    base = urljoin(base, str(detail.get("base") or ""))
+    if not _is_html(detail):
+        return text_to_html(value), len(value) > 1_000_000
+    return sanitize_html(value, base)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return n if 0 <= n < 1 << 53 else None
+
+
+def _ttl(value: Any) -> float | None:
+    n = _int(value)
+    # RSS ttl is minutes; a week is the most any sane feed asks for.
+    return float(min(n, 7 * 24 * 60) * 60) if n else None
+
+
+def _update_period(period: Any, frequency: Any) -> float | None:
+    if not period and not frequency:
+        return None
+    base = _SECONDS.get(str(period or "daily").strip().lower())
+    if base is None:
+        return None
+    freq = _int(frequency) or 1
+    return base / max(1, min(freq, 1_000))
+
+
+def _skip_hours(body: bytes) -> frozenset[int]:
+    m = _SKIP_HOURS.search(body)
+    if not m:
+        return frozenset()
+    # RSS says 0..23; some feeds use 24 for midnight.
+    return frozenset(int(h) % 24 for h in _HOUR.findall(m.group(1)[:10_000]) if int(h) <= 24)
+
+
+def _skip_days(body: bytes) -> frozenset[int]:
+    m = _SKIP_DAYS.search(body)
+    if not m:
+        return frozenset()
+    days = (_DAYS.get(d.decode("ascii").lower()) for d in _DAY.findall(m.group(1)[:10_000]))
+    return frozenset(d for d in days if d is not None)
+
+
+def _icon(feed: Mapping[str, Any], url: str) -> str | None:
+    image = feed.get("image") or {}
+    for cand in (feed.get("icon"), image.get("href") if isinstance(image, Mapping) else None,
+                 feed.get("logo")):  # fmt: skip
+        if isinstance(cand, str):
+            safe = safe_url(cand, url)
+            if safe and not safe.startswith("mailto:"):
+                return safe
+    return None
+
+
+# -- JSON Feed (https://jsonfeed.org/version/1.1) ------------------------------
+
+
+def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
+    try:
+        doc = json.loads(body.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ParseError(f"not a valid JSON feed: {e}"[:300]) from e
+    if not isinstance(doc, dict) or "jsonfeed.org/version" not in str(doc.get("version", "")):
+        raise ParseError("JSON document is not a JSON Feed (no jsonfeed.org version)")
+    items = doc.get("items")
+    if not isinstance(items, list):
+        raise ParseError("JSON Feed has no items list")
+    warnings: list[str] = []
+    if len(items) > MAX_ENTRIES:
+        warnings.append(f"{len(items)} entries; kept the first {MAX_ENTRIES}")
+        items = items[:MAX_ENTRIES]
+    base = str(doc.get("feed_url") or url)
+    entries: list[ParsedEntry] = []
+    seen: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            warnings.append("skipped an item that is not an object")
+            continue
+        title = plain_text(_str(item.get("title")))
+        if item.get("content_html"):
+            content, cut = sanitize_html(_str(item.get("content_html")), urljoin(url, base))
+        else:
+            content, cut = text_to_html(_str(item.get("content_text"))), False
+        summary = text_to_html(_str(item.get("summary")))
+        link = safe_url(_str(item.get("url")) or None, url)
+        authors = item.get("authors") or ([item["author"]] if item.get("author") else [])
+        author = ", ".join(plain_text(_str(a.get("name"))) for a in authors if isinstance(a, dict))[
+            :1000
+        ]
+        enclosures = tuple(
+            Enclosure(url=u, type=plain_text(_str(a.get("mime_type")), limit=200),
+                      length=_int(a.get("size_in_bytes")))
+            for a in (item.get("attachments") or [])[:MAX_ENCLOSURES]
+            if isinstance(a, dict) and (u := safe_url(_str(a.get("url")) or None, url))
+        )  # fmt: skip
+        published = _iso_time(item.get("date_published"), now)
+        updated = _iso_time(item.get("date_modified"), now)
+        raw_id = item.get("id")
+        uid = _uid(str(raw_id) if raw_id not in (None, "") else None, link, title, content)
+        if cut:
+            warnings.append(f"entry {title[:60]!r} was cut to a safe size")
+        if uid in seen:
+            continue
+        seen.add(uid)
+        entries.append(
+            ParsedEntry(uid, title, link, author, published if published else updated,
+                        updated, content, summary, enclosures)
+        )  # fmt: skip
+    icon = safe_url(_str(doc.get("icon") or doc.get("favicon")) or None, url)
+    return ParsedFeed(
+        title=plain_text(_str(doc.get("title"))),
+        link=safe_url(_str(doc.get("home_page_url")) or None, url),
+        entries=tuple(entries),
+        warnings=tuple(warnings),
+        icon=icon,
+    )
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _iso_time(value: Any, now: float) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    parsed = feedparser.datetimes._parse_date(value)
+    return _time(parsed, now)

@@ -1,0 +1,231 @@
+"""The command line end to end: real SQLite file, real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from smartreader.cli import main
+from tests.httpserver import Reply
+
+
+def rss(n: int, start: int = 0, title: str = "Example feed") -> bytes:
+    items = "".join(
+        f"<item><guid>item-{i}</guid><title>Post number {i} about rust</title>"
+        f"<link>/posts/{i}</link><pubDate>Mon, 01 Jun 2026 {i % 24:02d}:00:00 GMT</pubDate>"
+        f"<description>&lt;p&gt;Body {i}&lt;/p&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+        "</description></item>"
+        for i in range(start, start + n)
+    )
+    return (
+        f'<?xml version="1.0"?><rss version="2.0"><channel><title>{title}</title>'
+        f"<link>https://example.org/</link><ttl>60</ttl>{items}</channel></rss>"
+    ).encode()
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def data(tmp_path):
+    return str(tmp_path / "data")
+
+
+def test_subscribe_fetch_list_search(feed_server, data, capsys):
+    feed_server.route("/feed.xml", Reply(body=rss(5), headers={"ETag": '"v1"'}))
+    code, out, err = run(
+        capsys, "add", feed_server.url("/feed.xml"), "--folder", "News", "--data-dir", data
+    )
+    assert code == 0, err
+    assert "subscribed [1] Example feed" in out and "5 entries" in out
+
+    code, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    [feed] = json.loads(out)
+    assert (feed["title"], feed["folder"], feed["unread"]) == ("Example feed", "News", 5)
+
+    code, out, _ = run(capsys, "entries", "--json", "--data-dir", data)
+    entries = json.loads(out)
+    assert len(entries) == 5
+    # Relative links resolved against the feed URL; nothing executable stored.
+    assert entries[0]["link"].startswith(feed_server.url("/posts/"))
+    db = sqlite3.connect(f"{data}/smartreader.sqlite3")
+    for (content,) in db.execute("SELECT content || summary FROM entries"):
+        assert "<script" not in content
+    db.close()
+
+    code, out, _ = run(capsys, "entries", "--search", "number 3", "--json", "--data-dir", data)
+    assert [e["title"] for e in json.loads(out)] == ["Post number 3 about rust"]
+
+
+def test_update_uses_conditional_get_and_304(feed_server, data, capsys):
+    feed_server.route(
+        "/feed.xml",
+        lambda req: (
+            Reply(status=304)
+            if req.header("if-none-match") == 'W/"v1"'
+            else Reply(body=rss(3), headers={"ETag": 'W/"v1"', "Last-Modified": "whenever"})
+        ),
+    )
+    assert run(capsys, "add", feed_server.url("/feed.xml"), "--data-dir", data)[0] == 0
+    code, out, _ = run(capsys, "update", "--data-dir", data)
+    assert code == 0 and "0 new entries, 0 failed" in out
+    last = feed_server.requests[-1]
+    assert last.header("if-none-match") == 'W/"v1"'
+    assert last.header("if-modified-since") == "whenever"
+    db = sqlite3.connect(f"{data}/smartreader.sqlite3")
+    rows = db.execute("SELECT status, http_status FROM fetch_log ORDER BY id").fetchall()
+    assert rows == [("ok", 200), ("not_modified", 304)]
+    assert db.execute("SELECT etag, last_modified FROM feeds").fetchone() == ('W/"v1"', "whenever")
+    db.close()
+
+
+def test_new_items_arrive_and_errors_are_per_feed(feed_server, data, capsys):
+    feed_server.route("/a.xml", [Reply(body=rss(3)), Reply(body=rss(3, start=2))])
+    feed_server.route("/b.xml", [Reply(body=rss(2, title="B")), Reply(status=500)])
+    assert run(capsys, "add", feed_server.url("/a.xml"), "--data-dir", data)[0] == 0
+    assert run(capsys, "add", feed_server.url("/b.xml"), "--data-dir", data)[0] == 0
+    code, out, err = run(capsys, "update", "--data-dir", data)
+    assert code == 0
+    assert "2 new entries, 1 failed" in out
+    assert "500" in err
+    code, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    feeds = {f["title"]: f for f in json.loads(out)}
+    assert feeds["B"]["error"] and feeds["B"]["unread"] == 2  # nothing lost
+    assert feeds["Example feed"]["unread"] == 5
+
+
+def test_add_by_site_url_discovers_the_feed(feed_server, data, capsys):
+    feed_server.route(
+        "/",
+        Reply(
+            body=b'<html><head><link rel="alternate" type="application/rss+xml" '
+            b'href="/feeds/main.xml" title="Main"></head><body>hi</body></html>',
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        ),
+    )
+    feed_server.route("/feeds/main.xml", Reply(body=rss(2)))
+    code, out, err = run(capsys, "add", feed_server.url("/"), "--data-dir", data)
+    assert code == 0, err
+    assert feed_server.url("/feeds/main.xml") in out
+
+
+def test_add_not_a_feed_is_a_clear_error(feed_server, data, capsys):
+    feed_server.route(
+        "/", Reply(body=b"<html><body>nothing</body></html>", headers={"Content-Type": "text/html"})
+    )
+    code, _, err = run(capsys, "add", feed_server.url("/"), "--data-dir", data)
+    assert code == 1 and "no feed found" in err
+    code, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    assert json.loads(out) == []
+
+
+def test_gone_stops_polling(feed_server, data, capsys):
+    feed_server.route("/f.xml", [Reply(body=rss(1)), Reply(status=410)])
+    run(capsys, "add", feed_server.url("/f.xml"), "--data-dir", data)
+    run(capsys, "update", "--data-dir", data)
+    n = len(feed_server.requests)
+    run(capsys, "update", "--data-dir", data)
+    assert len(feed_server.requests) == n  # no request to a feed that is gone
+    _, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    [feed] = json.loads(out)
+    assert feed["status"] == "gone" and "410" in feed["error"]
+
+
+def test_credentials_without_keyring_are_refused_and_not_stored(feed_server, data, capsys):
+    # conftest selects keyring's "fail" backend: there is no keyring here.
+    feed_server.route("/f.xml", Reply(body=rss(1)))
+    url = feed_server.url("/f.xml").replace("http://", "http://alice:s3cret@")
+    code, out, err = run(capsys, "add", url, "--data-dir", data)
+    assert code == 1 and "keyring" in err.lower()
+    assert "s3cret" not in out + err
+    db_file = f"{data}/smartreader.sqlite3"
+    with open(db_file, "rb") as f:
+        assert b"s3cret" not in f.read()
+
+
+def test_opml_roundtrip_and_backup(feed_server, data, capsys, tmp_path):
+    feed_server.route("/a.xml", Reply(body=rss(2, title="Alpha")))
+    feed_server.route("/b.xml", Reply(body=rss(2, title="Beta")))
+    opml = tmp_path / "in.opml"
+    opml.write_text(
+        f"""<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
+        <outline text="Tech"><outline text="Alpha" type="rss" xmlUrl="{feed_server.url("/a.xml")}"/>
+          <outline text="Deep"><outline text="Beta" xmlUrl="{feed_server.url("/b.xml")}"/>
+          </outline></outline>
+        <outline text="Dup" type="rss" xmlUrl="{feed_server.url("/a.xml")}"/>
+        <outline text="broken"/>
+        </body></opml>""",
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "import", str(opml), "--data-dir", data)
+    assert code == 0, err
+    assert "imported 2 feeds" in out
+    code, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    feeds = json.loads(out)
+    assert sorted(f["title"] for f in feeds) == ["Alpha", "Beta"]
+    assert all(f["unread"] == 2 for f in feeds)
+
+    out_opml = tmp_path / "out.opml"
+    assert run(capsys, "export", str(out_opml), "--data-dir", data)[0] == 0
+    text = out_opml.read_text(encoding="utf-8")
+    assert feed_server.url("/a.xml") in text and feed_server.url("/b.xml") in text
+
+    backup = tmp_path / "bk" / "copy.sqlite3"
+    assert run(capsys, "backup", str(backup), "--data-dir", data)[0] == 0
+    db = sqlite3.connect(backup)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM entries").fetchone()[0] == 4
+    db.close()
+
+
+def test_explain_prints_the_plan(feed_server, data, capsys):
+    feed_server.route("/f.xml", Reply(body=rss(10)))
+    run(capsys, "add", feed_server.url("/f.xml"), "--data-dir", data)
+    code, out, err = run(capsys, "explain", "1", "--data-dir", data)
+    assert code == 0, err
+    assert "items/day" in out and "next planned fetches" in out
+    code, out, _ = run(capsys, "explain", "1", "--json", "--data-dir", data)
+    ex = json.loads(out)
+    assert len(ex["lambda_week"]) == 168 and ex["planned"]
+
+
+def test_unknown_feed_and_bad_file_are_clear_errors(data, capsys, tmp_path):
+    code, _, err = run(capsys, "update", "42", "--data-dir", data)
+    assert code == 1 and "no feed with id 42" in err
+    code, _, err = run(capsys, "import", str(tmp_path / "missing.opml"), "--data-dir", data)
+    assert code == 1 and "cannot read" in err
+
+
+def test_version_and_help_need_no_display():
+    env_run = [sys.executable, "-m", "smartreader"]
+    out = subprocess.run([*env_run, "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("smartreader ")
+    out = subprocess.run([*env_run, "--help"], capture_output=True, text=True, check=True)
+    assert "update" in out.stdout and "replay" in out.stdout
+
+
+def test_opml_with_credentials_and_no_keyring_stores_nothing(feed_server, data, capsys, tmp_path):
+    feed_server.route("/private.xml", Reply(body=rss(1)))
+    feed_server.route("/public.xml", Reply(body=rss(1)))
+    secret_url = feed_server.url("/private.xml").replace("://", "://alice:s3cr3t-pw@")
+    opml = tmp_path / "creds.opml"
+    opml.write_text(
+        f"""<opml version="2.0"><body>
+        <outline text="Private" xmlUrl="{secret_url}"/>
+        <outline text="Public" xmlUrl="{feed_server.url("/public.xml")}"/>
+        </body></opml>""",
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "import", str(opml), "--data-dir", data)
+    assert code == 0
+    assert "imported 1 feeds" in out
+    assert "keyring" in err and "s3cr3t-pw" not in err  # clear, and redacted
+    raw = b"".join(p.read_bytes() for p in (tmp_path / "data").iterdir() if p.is_file())
+    assert b"s3cr3t-pw" not in raw

@@ -1,0 +1,142 @@
+"""SIGKILL in the middle of `update`, many times: the database always opens,
+passes integrity_check, and keeps every entry committed before the kill."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from smartreader.storage import Store
+
+ROUNDS = 24
+FEEDS = 40
+
+
+class _FeedFarm(BaseHTTPRequestHandler):
+    """Each feed shows 30 items; the round number in the uid makes every round new."""
+
+    round = 0
+
+    def do_GET(self) -> None:
+        n = int(self.path.rsplit("/", 1)[-1].split(".")[0])
+        r = type(self).round
+        items = "".join(
+            f"<item><guid>r{r}-f{n}-i{i}</guid><title>Item {i} of feed {n}, round {r}</title>"
+            f"<description>{'Lorem ipsum dolor sit amet. ' * 40}</description></item>"
+            for i in range(30)
+        )
+        body = (
+            f'<?xml version="1.0"?><rss version="2.0"><channel><title>Feed {n}</title>'
+            f"<link>http://127.0.0.1/</link>{items}</channel></rss>"
+        ).encode()
+        time.sleep(random.uniform(0, 0.01))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/rss+xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # the killed client drops connections mid-response; that is the point
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from smartreader.storage import Store
+    from smartreader.updater import Updater
+    store = Store(sys.argv[1])
+    up = Updater(store, max_workers=4)
+    def progress(done, total, res):
+        # Printed only after record_fetch committed.
+        print("committed", res.feed_id, res.new_entries, flush=True)
+    up.update(progress=progress)
+    print("finished", flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_sigkill_during_update_never_loses_committed_entries(tmp_path):
+    server = _Server(("127.0.0.1", 0), _FeedFarm)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    db = tmp_path / "db.sqlite3"
+    with Store(db) as store:
+        for n in range(FEEDS):
+            store.add_feed(f"http://127.0.0.1:{port}/feed/{n}.xml")
+
+    rng = random.Random(1234)
+    known_uids: set[str] = set()
+    kills = 0
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    try:
+        for r in range(ROUNDS):
+            _FeedFarm.round = r
+            proc = subprocess.Popen(
+                [sys.executable, "-c", CHILD, str(db)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
+            committed_feeds: set[int] = set()
+            # Kill after a random number of committed feeds (never 0 and never all).
+            kill_after = rng.randint(1, FEEDS - 5)
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.startswith("committed"):
+                    committed_feeds.add(int(line.split()[1]))
+                    if len(committed_feeds) >= kill_after:
+                        proc.send_signal(signal.SIGKILL)
+                        kills += 1
+                        break
+            proc.wait(timeout=60)
+            if proc.returncode not in (0, -signal.SIGKILL):
+                raise AssertionError(proc.stderr.read() if proc.stderr else proc.returncode)
+            if proc.stdout:
+                proc.stdout.close()
+            if proc.stderr:
+                proc.stderr.close()
+
+            con = sqlite3.connect(db)
+            try:
+                assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+                uids = {row[0] for row in con.execute("SELECT uid FROM entries")}
+                present_feeds = {
+                    row[0]
+                    for row in con.execute(
+                        "SELECT DISTINCT feed_id FROM entries WHERE uid LIKE ?", (f"r{r}-%",)
+                    )
+                }
+            finally:
+                con.close()
+            # Everything from earlier rounds survives...
+            assert known_uids <= uids
+            # ...and every feed reported committed this round has its 30 items.
+            assert committed_feeds <= present_feeds, f"round {r}: {len(uids)} {sorted(uids)[:3]}"
+            for fid in committed_feeds:
+                assert sum(1 for u in uids if u.startswith(f"r{r}-f{fid - 1}-")) == 30
+            known_uids = uids
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert kills >= 20
+    with Store(db) as store:
+        assert store.integrity_check() == "ok"
