@@ -1,0 +1,741 @@
+"""The smart-polling scheduler shared by the app and the replay simulator.
+
+Driving loop (identical in the app and in ``smartreader.sim``)::
+
+    sched = Scheduler(SchedulerConfig(budget_per_day=500), now)
+    sched.add_feed(fid, host="example.org")
+    while True:
+        for fid in sched.due(now):          # budget-respecting; marks them in flight
+            obs = fetch(fid)                 # -> FetchObservation
+            verdict = sched.observe(fid, obs)
+        sleep_until(sched.next_wakeup())
+
+Pipeline per feed:
+
+* **Estimation** — :class:`~smartreader.core.estimator.RateEstimator` (hourly λ over
+  the week, hierarchical shrinkage, exponential forgetting, burst clipping).
+* **Allocation** — :func:`~smartreader.core.allocation.allocate`: fetches/day ∝
+  √(weight·rate) with a maximum-interval floor and a capacity floor (expected items
+  between fetches ≤ ``capacity_margin`` × window); re-run every ``realloc_every``
+  seconds of observations, on budget change and on :meth:`Scheduler.replan`.
+* **Placement** — :func:`~smartreader.core.schedule.place`: the feed's weekly fetch
+  pattern minimising expected delay (Sia & Cho Theorem 3). The next due time is
+  the next pattern point, clamped to [min_interval, max_interval] after the last
+  fetch, then pushed past server hints (Retry-After per feed and host,
+  Cache-Control/Expires/ttl capped at ``cache_hint_cap``, skipHours/skipDays),
+  error back-off with jitter, and a per-host minimum gap.
+* **Budget** — a hard cap: :meth:`Scheduler.due` never lets the number of
+  non-manual fetches in any 24 h window exceed ``floor(budget_per_day)``. A fetch
+  is counted when ``due`` hands it out; one never reported back (cancelled, feed
+  deleted meanwhile) stays counted and its feed is planned again after
+  ``inflight_timeout``. Manual fetches are recorded (and teach the estimator) but
+  do not count.
+* **Missed items** — :func:`~smartreader.core.missed.check_missed` after every fetch.
+
+Statuses: ``ok``, ``not_modified`` (no items, interval observed), ``error`` (back-off,
+interval not observed), ``rate_limited`` (Retry-After honoured for the feed and its
+whole host), ``gone`` (dropped from planning until re-added).
+
+Additions to the agreed API: ``SchedulerConfig.seed`` (jitter RNG), ``host_min_gap``,
+``catchup_spacing``, ``capacity_margin``, ``budget_fill``, ``realloc_every``,
+``replace_every``, ``replace_growth``, ``replace_share_change``, ``inflight_timeout``,
+``plan_bins``, ``plan_horizon``; ``Scheduler.freeze_estimates``
+(stop learning; used by the frozen ``sia-offline``/``oracle`` replay baselines),
+``Scheduler.set_lambda`` (install a known λ), ``Scheduler.feed_ids`` and
+``Scheduler.capacity_of``. ``next_wakeup`` returns ``None`` when no feed is planned.
+Feeds added with a history (``last_fetch``) are planned together on the next call,
+with one allocation for the batch; overdue ones are spread like after a wake-up.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import deque
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from smartreader.core.allocation import allocate, capacity_floor
+from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK, RateEstimator
+from smartreader.core.missed import check_missed
+from smartreader.core.models import FetchObservation, ServerHints
+from smartreader.core.schedule import expected_delay, place, sqrt_shape_factor
+
+FloatArray = npt.NDArray[np.float64]
+INF = float("inf")
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    budget_per_day: float = 500.0  # hard cap on scheduled (non-manual) fetches over any 24 h
+    min_interval: float = 900.0  # seconds, default per feed
+    max_interval: float = 86400.0  # no feed goes unchecked longer (unless a server hint forbids)
+    cache_hint_cap: float = 6 * 3600.0  # Cache-Control/Expires/ttl honoured up to this
+    seed: int = 0  # jitter RNG
+    host_min_gap: float = 1.0  # seconds between two scheduled requests to one host
+    catchup_spacing: float = 2.0  # spacing of overdue/new feeds after sleep/start (s)
+    capacity_margin: float = 0.5  # plan so a gap expects ≤ margin × window items
+    budget_fill: float = 1.0  # share of the budget handed out by the allocation
+    realloc_every: float = 3 * 3600.0  # re-run the allocation this often (s)
+    replace_every: float = 7 * DAY  # re-place a feed's weekly pattern at least this often
+    # ... and sooner while its evidence (observed time) grows by this factor
+    replace_growth: float = 1.5
+    replace_share_change: float = 0.2  # ... or when its share moved by this fraction
+    plan_bins: int = 2016  # placement grid over the week (5 min)
+    plan_horizon: float = 2 * DAY  # explain(): planned fetches shown this far ahead
+    error_backoff_base: float = 1800.0  # first error back-off (s), doubles per error
+    memory_s: float = 5 * WEEK  # estimator forgetting time constant
+    prior_rate_per_day: float = 1.0  # a feed we know nothing about
+    weekly_shape: bool = False  # place by hour×weekday λ (else by the mean day profile)
+    shape_aware: bool = False  # allocate by √(w·λ·s), s = periodic shape factor
+    inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
+
+
+@dataclass(frozen=True)
+class FetchVerdict:
+    new_items: int
+    missed_alert: bool
+    missed_estimate: float  # expected number of items missed (0 when no alert)
+    missed_from: float | None  # interval the missed items were probably published in
+    missed_to: float | None
+    next_due: float  # when this feed is next due (inf when gone)
+
+
+@dataclass(frozen=True)
+class FeedExplanation:
+    feed_id: Hashable
+    rate_per_day: float
+    lambda_week: tuple[float, ...]  # 168 hourly values, items/hour, 0 = Monday 00:00 UTC
+    observed_week: tuple[float, ...]  # 168 values: observed (spread) item counts per slot
+    periodicity: float  # 0..1
+    share_per_day: float  # fetches/day allocated to this feed
+    planned: tuple[float, ...]  # next planned fetch times (epoch)
+    expected_delay_s: float  # expected mean delay under the plan
+    capacity: int | None
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    budget_per_day: float
+    planned_per_day: float
+    expected_mean_delay_s: float  # rate-weighted across feeds
+    fixed_interval_mean_delay_s: float  # a fixed interval with the same requests
+    feeds_starved: tuple[Hashable, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass
+class _Feed:
+    fid: Hashable
+    host: str
+    weight: float
+    capacity: int | None
+    min_interval: float | None
+    est: RateEstimator
+    last_fetch: float | None = None  # last scheduled or manual attempt
+    last_ok: float | None = None  # last fetch that observed the window
+    cap_seen: int = 0
+    share: float = 0.0
+    shape: float = 1.0
+    pattern: FloatArray | None = None
+    placed_share: float = 0.0
+    placed_at: float = -INF
+    placed_expo: float = 0.0  # estimator evidence (observed seconds) at placement
+    next_due: float = 0.0
+    not_before: float = -INF
+    err_count: int = 0
+    gone: bool = False
+    starved: bool = False
+    skip_hours: frozenset[int] = frozenset()
+    skip_days: frozenset[int] = frozenset()
+    version: int = 0
+    inflight: bool = False
+    notes: list[str] = field(default_factory=list)
+    alerts: int = 0
+    missed_total: float = 0.0
+
+
+class Scheduler:
+    def __init__(self, config: SchedulerConfig, now: float, rng: random.Random | None = None):
+        self.config = config
+        self.rng = rng if rng is not None else random.Random(config.seed)
+        self._feeds: dict[Hashable, _Feed] = {}
+        self._heap: list[tuple[float, int, int, Hashable]] = []
+        self._seq = 0
+        self._log: deque[float] = deque()  # non-manual request times, last 24 h
+        self._inflight: dict[Hashable, float] = {}  # handed out by due(), not yet observed
+        self._pending: dict[Hashable, _Feed] = {}  # added with a history, not planned yet
+        self._n_new = 0  # feeds added without history (their first fetches are staggered)
+        self._manual = 0
+        self._host_block: dict[str, float] = {}
+        self._host_last: dict[str, float] = {}
+        self._last_alloc = -INF
+        self._alloc_dirty = True
+        self._starved: tuple[Hashable, ...] = ()
+        self._plan_notes: tuple[str, ...] = ()
+        self._now = now
+        self._frozen = False
+
+    # ------------------------------------------------------------ feed admin
+    def feed_ids(self) -> list[Hashable]:
+        return list(self._feeds)
+
+    def capacity_of(self, feed_id: Hashable) -> int | None:
+        f = self._feeds[feed_id]
+        return f.capacity if f.capacity is not None else (f.cap_seen or None)
+
+    def add_feed(
+        self,
+        feed_id: Hashable,
+        *,
+        host: str,
+        weight: float = 1.0,
+        capacity: int | None = None,
+        min_interval: float | None = None,
+        state: dict[str, Any] | None = None,
+        last_fetch: float | None = None,
+    ) -> None:
+        cfg = self.config
+        est: RateEstimator | None = None
+        f = _Feed(feed_id, host, float(weight), capacity, min_interval, RateEstimator())
+        if state:
+            est = RateEstimator.from_dict(state.get("est", {}))
+            f.cap_seen = int(state.get("cap_seen", 0))
+            f.last_ok = state.get("last_ok")
+            f.err_count = int(state.get("err_count", 0))
+            nb = state.get("not_before")
+            f.not_before = -INF if nb is None else float(nb)
+            f.skip_hours = frozenset(int(h) for h in state.get("skip_hours", []))
+            f.skip_days = frozenset(int(d) for d in state.get("skip_days", []))
+            f.last_fetch = state.get("last_fetch")
+        else:
+            est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
+        if self._frozen:
+            est.frozen = True
+        f.est = est
+        if last_fetch is not None:
+            f.last_fetch = last_fetch
+            if f.last_ok is None and state:
+                f.last_ok = last_fetch
+        self._feeds[feed_id] = f
+        self._alloc_dirty = True
+        if f.last_fetch is None:
+            # new feed: fetch soon, but never all at once
+            self._n_new += 1
+            self._set_due(f, self._now + (self._n_new - 1) * cfg.catchup_spacing)
+        else:
+            # planned on the next call (one allocation for a whole batch of adds)
+            self._pending[feed_id] = f
+
+    def _flush(self) -> None:
+        """Plan feeds added with a history; overdue ones are spread, not burst."""
+        if not self._pending:
+            return
+        pending = [f for f in self._pending.values() if self._feeds.get(f.fid) is f]
+        self._pending.clear()
+        self._reallocate(self._now)
+        self._spread(pending, self._now)
+
+    def remove_feed(self, feed_id: Hashable) -> None:
+        self._feeds.pop(feed_id, None)
+        self._inflight.pop(feed_id, None)
+        self._pending.pop(feed_id, None)
+        self._alloc_dirty = True
+
+    def update_feed(
+        self,
+        feed_id: Hashable,
+        *,
+        weight: float | None = None,
+        min_interval: float | None = None,
+        capacity: int | None = None,
+    ) -> None:
+        f = self._feeds[feed_id]
+        if weight is not None:
+            f.weight = float(weight)
+        if min_interval is not None:
+            f.min_interval = float(min_interval)
+            f.pattern = None
+        if capacity is not None:
+            f.capacity = int(capacity)
+        self._alloc_dirty = True
+
+    def set_config(self, config: SchedulerConfig, now: float) -> None:
+        self.config = config
+        for f in self._feeds.values():
+            f.pattern = None
+        self.replan(now)
+
+    def freeze_estimates(self, frozen: bool = True) -> None:
+        """Stop (or resume) learning; plans then stay on the current λ."""
+        self._frozen = frozen
+        for f in self._feeds.values():
+            f.est.frozen = frozen
+
+    def set_lambda(self, feed_id: Hashable, lam_per_hour: FloatArray, weeks: float = 10.0) -> None:
+        """Install a known λ(t) (items/hour, 168 values) for a feed."""
+        f = self._feeds[feed_id]
+        est = RateEstimator.from_lambda(np.asarray(lam_per_hour, dtype=np.float64), weeks)
+        est.frozen = f.est.frozen or self._frozen
+        f.est = est
+        f.pattern = None
+        self._alloc_dirty = True
+
+    # --------------------------------------------------------------- helpers
+    def _min_int(self, f: _Feed) -> float:
+        return f.min_interval if f.min_interval is not None else self.config.min_interval
+
+    def _cap(self, f: _Feed) -> int:
+        if f.capacity is not None:
+            return f.capacity
+        return f.cap_seen
+
+    def _set_due(self, f: _Feed, t: float) -> None:
+        f.version += 1
+        f.next_due = t
+        if not f.gone and not f.inflight and t < INF:
+            self._seq += 1
+            heapq.heappush(self._heap, (t, self._seq, f.version, f.fid))
+
+    def _prune_log(self, now: float) -> None:
+        while self._log and self._log[0] <= now - DAY:
+            self._log.popleft()
+
+    def _reallocate(self, now: float) -> None:
+        cfg = self.config
+        feeds = [f for f in self._feeds.values() if not f.gone]
+        self._last_alloc = now
+        self._alloc_dirty = False
+        if not feeds:
+            self._starved = ()
+            return
+        rates = np.empty(len(feeds))
+        weights = np.empty(len(feeds))
+        peak = np.empty(len(feeds))
+        caps = np.empty(len(feeds))
+        ceil = np.empty(len(feeds))
+        for i, f in enumerate(feeds):
+            lam = f.est.lambda_week()
+            rates[i] = float(lam.sum()) / 7.0
+            if cfg.shape_aware:
+                # a periodic feed's delay at n fetches is ≈ s·(period / 2n) with
+                # s = (mean √λ)²/mean λ, so Theorem 1's cost weight is w·λ·s
+                rates[i] *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
+            weights[i] = f.weight
+            peak[i] = float(lam.reshape(7, 24).sum(1).max())
+            c = self._cap(f)
+            caps[i] = c if c > 0 else np.inf
+            ceil[i] = DAY / self._min_int(f)
+        budget = cfg.budget_per_day
+        if cfg.weekly_shape:
+            # the budget is a cap over every 24 h, so the busiest day must fit in it
+            sq = np.sqrt(np.stack([f.est.lambda_week() for f in feeds])).reshape(-1, 7, 24)
+            q = sq.sum(2)
+            q /= q.sum(1, keepdims=True)
+            for _ in range(3):
+                k, starved = self._alloc(rates, weights, peak, caps, ceil, budget)
+                load = float((7.0 * k[:, None] * q).sum(0).max())
+                if load <= cfg.budget_per_day * cfg.budget_fill * 1.001:
+                    break
+                budget *= cfg.budget_per_day * cfg.budget_fill / load
+        else:
+            k, starved = self._alloc(rates, weights, peak, caps, ceil, budget)
+        names = []
+        for i, f in enumerate(feeds):
+            f.share = float(k[i])
+            f.starved = bool(starved[i])
+            if f.starved:
+                names.append(f.fid)
+            # re-place when the fetch count really moved (hysteresis: estimates
+            # jitter between re-allocations and placement is the costly step)
+            if (
+                f.pattern is not None
+                and max(1, round(f.share * 7.0)) != f.pattern.size
+                and abs(f.share - f.placed_share) > cfg.replace_share_change * f.placed_share
+            ):
+                f.pattern = None
+        self._starved = tuple(names)
+        notes = []
+        if names:
+            notes.append(
+                f"budget {cfg.budget_per_day:g}/day cannot give {len(names)} feed(s) their "
+                f"minimum (every {cfg.max_interval / 3600:g} h / capacity); shares scaled down"
+            )
+        self._plan_notes = tuple(notes)
+
+    def _alloc(
+        self,
+        rates: FloatArray,
+        weights: FloatArray,
+        peak: FloatArray,
+        caps: FloatArray,
+        ceil: FloatArray,
+        budget: float,
+    ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+        """Capacity floors first (Han et al.), then the max-interval floor, then √(wλ).
+
+        When the budget cannot cover every floor, the max-interval floors go first
+        (a rarely-publishing feed loses little by waiting longer); those feeds are
+        reported starved.
+        """
+        cfg = self.config
+        b = budget * cfg.budget_fill
+        capf = np.minimum(capacity_floor(peak, caps, cfg.capacity_margin), ceil)
+        floors = np.minimum(np.maximum(DAY / cfg.max_interval, capf), ceil)
+        if float(floors.sum()) <= b:
+            return allocate(rates, weights, floors, ceil, b)
+        k, _ = allocate(rates, weights, capf, ceil, b)
+        return k, k < floors * (1 - 1e-6)
+
+    def _ensure_pattern(self, f: _Feed, now: float) -> FloatArray:
+        cfg = self.config
+        if (
+            f.pattern is not None
+            and now - f.placed_at < cfg.replace_every
+            and f.est.total_expo <= cfg.replace_growth * f.placed_expo + DAY
+        ):
+            return f.pattern
+        n = max(1, round(f.share * 7.0))
+        lam = f.est.lambda_week()
+        if not cfg.weekly_shape:
+            lam = np.tile(lam.reshape(7, 24).mean(0), 7)
+        init = f.pattern if f.pattern is not None and f.pattern.size == n else None
+        f.pattern = place(lam, n, bins=cfg.plan_bins, min_gap_s=self._min_int(f), init=init)
+        f.placed_share = f.share
+        f.placed_at = now
+        f.placed_expo = f.est.total_expo
+        f.shape = sqrt_shape_factor(lam)
+        return f.pattern
+
+    def _pattern_next(self, f: _Feed, t0: float, min_gap: float) -> float:
+        pat = self._ensure_pattern(f, t0)
+        off0 = (t0 - MONDAY0) % WEEK
+        ws = t0 - off0
+        pts = ws + np.concatenate((pat - WEEK, pat, pat + WEEK, pat + 2 * WEEK))
+        gaps = np.diff(pts, prepend=pts[0] - WEEK / max(1, pat.size))
+        ok = pts >= t0 + np.maximum(min_gap, 0.3 * gaps)
+        i = int(np.argmax(ok))
+        return float(pts[i]) if ok[i] else t0 + WEEK
+
+    def _skip_ok(self, f: _Feed, t: float) -> float:
+        if not f.skip_hours and not f.skip_days:
+            return t
+        for _ in range(NSLOTS + 1):
+            wd = int(((t - MONDAY0) % WEEK) // DAY)
+            hr = int((t % DAY) // HOUR)
+            if hr not in f.skip_hours and wd not in f.skip_days:
+                return t
+            t = (math.floor(t / HOUR) + 1) * HOUR
+        return t
+
+    def _compute_next(self, f: _Feed, t0: float) -> float:
+        cfg = self.config
+        mi = self._min_int(f)
+        if f.err_count > 0:
+            back = cfg.error_backoff_base * 2 ** min(f.err_count - 1, 30)
+            back *= self.rng.uniform(0.75, 1.25)
+            nxt = t0 + min(max(mi, back), max(mi, cfg.max_interval))
+        else:
+            nxt = self._pattern_next(f, t0, mi)
+            mx = cfg.max_interval
+            if f.starved and f.share > 0:
+                mx = max(mx, 1.5 * DAY / f.share)
+            nxt = min(nxt, t0 + mx)
+            nxt = max(nxt, t0 + mi)
+        nxt = max(nxt, f.not_before, self._host_block.get(f.host, -INF))
+        return self._skip_ok(f, nxt)
+
+    # ------------------------------------------------------------- the loop
+    def requests_in_last_24h(self, now: float) -> int:
+        self._prune_log(now)
+        return len(self._log)
+
+    def _release_abandoned(self, now: float) -> None:
+        """A fetch handed out by :meth:`due` but never observed (cancelled, feed
+        deleted meanwhile) stays counted in the budget; its feed is planned again."""
+        limit = now - self.config.inflight_timeout
+        if self._alloc_dirty and any(t <= limit for t in self._inflight.values()):
+            self._reallocate(now)
+        for fid, t in list(self._inflight.items()):
+            if t <= limit:
+                del self._inflight[fid]
+                f = self._feeds.get(fid)
+                if f is not None and f.inflight:
+                    f.inflight = False
+                    self._set_due(f, max(now, self._compute_next(f, t)))
+
+    def due(self, now: float) -> list[Hashable]:
+        """Feeds to fetch now. Each is counted against the budget as it is handed
+        out and stays in flight until :meth:`observe` (or ``inflight_timeout``)."""
+        self._now = max(self._now, now)
+        self._flush()
+        self._prune_log(now)
+        if self._inflight:
+            self._release_abandoned(now)
+        allowed = math.floor(self.config.budget_per_day + 1e-9) - len(self._log)
+        out: list[Hashable] = []
+        while self._heap and self._heap[0][0] <= now and len(out) < allowed:
+            _t, _, ver, fid = heapq.heappop(self._heap)
+            f = self._feeds.get(fid)
+            if f is None or f.version != ver or f.gone or f.inflight:
+                continue
+            hb = self._host_block.get(f.host, -INF)
+            hl = self._host_last.get(f.host, -INF) + self.config.host_min_gap
+            wait = max(hb, hl, f.not_before)
+            if wait > now:
+                self._set_due(f, wait)
+                continue
+            f.inflight = True
+            self._inflight[fid] = now
+            self._log.append(now)
+            self._host_last[f.host] = now
+            out.append(fid)
+        return out
+
+    def next_wakeup(self) -> float | None:
+        """When :meth:`due` may next return something (None: nothing planned)."""
+        self._flush()
+        t_inf = (
+            min(self._inflight.values()) + self.config.inflight_timeout if self._inflight else INF
+        )
+        while self._heap:
+            t, _, ver, fid = self._heap[0]
+            f = self._feeds.get(fid)
+            if f is None or f.version != ver or f.gone or f.inflight:
+                heapq.heappop(self._heap)
+                continue
+            budget = math.floor(self.config.budget_per_day + 1e-9)
+            if budget <= 0:
+                return None
+            if len(self._log) >= budget:
+                # the oldest request that must leave the 24 h window first
+                t = max(t, self._log[len(self._log) - budget] + DAY)
+            return min(t, t_inf)
+        return None if t_inf == INF else t_inf
+
+    def observe(self, feed_id: Hashable, obs: FetchObservation) -> FetchVerdict:
+        f = self._feeds[feed_id]
+        now = obs.fetched_at
+        self._now = max(self._now, now)
+        self._flush()
+        f.inflight = False
+        was_due = self._inflight.pop(feed_id, None) is not None
+        if obs.manual:
+            self._manual += 1
+        elif not was_due:
+            # a budgeted fetch that did not come from due(): count it now
+            self._prune_log(now)
+            self._log.append(now)
+        f.last_fetch = now
+        h: ServerHints = obs.hints
+        cfg = self.config
+        if h.skip_hours or h.skip_days:
+            f.skip_hours, f.skip_days = h.skip_hours, h.skip_days
+        if obs.status == "gone":
+            f.gone = True
+            f.notes.append("server says the feed is gone (410); not polled again")
+            self._alloc_dirty = True
+            self._set_due(f, INF)
+            return FetchVerdict(0, False, 0.0, None, None, INF)
+        nb = -INF
+        new = 0
+        mc = None
+        if obs.status in ("error", "rate_limited"):
+            f.err_count += 1
+            if obs.status == "rate_limited":
+                ra = h.retry_after
+                if ra is None:
+                    ra = now + min(
+                        cfg.max_interval, cfg.error_backoff_base * 2 ** (f.err_count - 1)
+                    )
+                nb = ra
+                self._host_block[f.host] = max(self._host_block.get(f.host, -INF), ra)
+            elif h.retry_after is not None:
+                nb = h.retry_after  # e.g. a 503 with Retry-After: honoured for this feed
+        else:
+            f.err_count = 0
+            items = obs.items if obs.status == "ok" else ()
+            lam = f.est.lambda_week()
+            # an unknown window size is learned as the largest window seen; a window
+            # still growing is not full
+            cap_known = f.capacity if f.capacity is not None else f.cap_seen
+            if f.capacity is None and len(items) > f.cap_seen:
+                cap_known = len(items) + 1
+            f.cap_seen = max(f.cap_seen, len(items))
+            new_items = [i for i in items if i.is_new]
+            new = len(new_items)
+            if f.last_ok is None:
+                pubs = [i.published for i in items if i.published is not None]
+                pubs = [p for p in pubs if p <= now]
+                if pubs:
+                    a = max(min(pubs), now - cfg.memory_s)
+                    f.est.observe_interval(a, now, [p for p in pubs if p > a])
+            else:
+                mc = check_missed(items, f.last_ok, cap_known, lam, now)
+                pubs = [i.published for i in new_items if i.published is not None]
+                unplaced = float(sum(1 for i in new_items if i.published is None))
+                f.est.observe_interval(
+                    f.last_ok,
+                    now,
+                    pubs,
+                    unplaced=unplaced,
+                    extra=mc.estimate if mc.alert else 0.0,
+                    extra_to=mc.end,
+                )
+                if mc.alert:
+                    f.alerts += 1
+                    f.missed_total += mc.estimate
+            f.last_ok = now
+            if h.cache_until is not None:
+                nb = max(nb, min(h.cache_until, now + cfg.cache_hint_cap))
+            for p in (h.ttl_seconds, h.update_period_seconds):
+                if p is not None and p > 0:
+                    nb = max(nb, now + min(p, cfg.cache_hint_cap))
+            if h.retry_after is not None:
+                nb = max(nb, h.retry_after)
+        f.not_before = nb
+        if self._alloc_dirty or now - self._last_alloc >= cfg.realloc_every:
+            self._reallocate(now)
+        nxt = self._compute_next(f, now)
+        self._set_due(f, nxt)
+        if mc is not None and mc.alert:
+            return FetchVerdict(new, True, mc.estimate, mc.start, mc.end, nxt)
+        return FetchVerdict(new, False, 0.0, None, None, nxt)
+
+    def replan(self, now: float) -> None:
+        """Re-allocate and re-plan every feed's next fetch (after sleep/resume or a
+        settings change); overdue feeds are spread out, not burst. Weekly patterns
+        are kept unless the feed's share moved (see ``replace_share_change``)."""
+        self._now = max(self._now, now)
+        self._pending.clear()
+        self._reallocate(now)
+        self._spread([f for f in self._feeds.values() if not f.gone and not f.inflight], now)
+
+    def _spread(self, feeds: list[_Feed], now: float) -> None:
+        overdue: list[_Feed] = []
+        for f in feeds:
+            if f.gone or f.inflight:
+                continue
+            if f.last_fetch is None:
+                overdue.append(f)
+                continue
+            t = self._compute_next(f, f.last_fetch)
+            if t < now:
+                overdue.append(f)
+            else:
+                self._set_due(f, t)
+        overdue.sort(key=lambda g: g.last_fetch if g.last_fetch is not None else -INF)
+        for i, f in enumerate(overdue):
+            t = now + i * self.config.catchup_spacing
+            self._set_due(f, max(t, f.not_before, self._host_block.get(f.host, -INF)))
+
+    # -------------------------------------------------------------- explain
+    def export_state(self, feed_id: Hashable) -> dict[str, Any]:
+        f = self._feeds[feed_id]
+        return {
+            "v": 1,
+            "est": f.est.to_dict(),
+            "cap_seen": f.cap_seen,
+            "last_ok": f.last_ok,
+            "last_fetch": f.last_fetch,
+            "err_count": f.err_count,
+            "not_before": None if f.not_before == -INF else f.not_before,
+            "skip_hours": sorted(f.skip_hours),
+            "skip_days": sorted(f.skip_days),
+        }
+
+    def _planned(self, f: _Feed, now: float) -> list[float]:
+        if f.gone:
+            return []
+        out: list[float] = []
+        t = f.next_due
+        horizon = now + self.config.plan_horizon
+        if t < INF:
+            out.append(t)
+        cur = t
+        while len(out) < 200 and cur < horizon:
+            cur = self._compute_next(f, cur) if f.err_count == 0 else cur + INF
+            if cur >= horizon or cur == INF:
+                break
+            out.append(cur)
+        return out
+
+    def explain(self, feed_id: Hashable, now: float) -> FeedExplanation:
+        self._flush()
+        if self._alloc_dirty:
+            self._reallocate(now)
+        f = self._feeds[feed_id]
+        lam = f.est.lambda_week()
+        notes = list(f.notes[-5:])
+        if f.starved:
+            notes.append("below minimum: budget too small")
+        if f.not_before > now:
+            notes.append(f"server asks to wait until {f.not_before:.0f}")
+        hb = self._host_block.get(f.host, -INF)
+        if hb > now:
+            notes.append(f"host {f.host} rate-limited until {hb:.0f}")
+        if f.err_count:
+            notes.append(f"{f.err_count} consecutive error(s): backing off")
+        if f.est.total_count < 5:
+            notes.append("little evidence yet: using the overall rate")
+        pat = self._ensure_pattern(f, now)
+        return FeedExplanation(
+            feed_id=feed_id,
+            rate_per_day=float(lam.sum()) / 7.0,
+            lambda_week=tuple(float(x) for x in lam),
+            observed_week=tuple(float(x) for x in f.est.observed_week()),
+            periodicity=f.est.periodicity(),
+            share_per_day=f.share,
+            planned=tuple(self._planned(f, now)),
+            expected_delay_s=expected_delay(lam, pat, self.config.plan_bins),
+            capacity=self.capacity_of(feed_id),
+            notes=tuple(notes),
+        )
+
+    def summary(self, now: float) -> PlanSummary:
+        self._flush()
+        if self._alloc_dirty:
+            self._reallocate(now)
+        feeds = [f for f in self._feeds.values() if not f.gone]
+        rates = np.array([f.est.rate_per_day() for f in feeds]) if feeds else np.zeros(0)
+        delays = np.array(
+            [expected_delay(f.est.lambda_week(), self._ensure_pattern(f, now)) for f in feeds]
+        )
+        planned = float(sum(f.share for f in feeds))
+        tot = float(rates.sum())
+        smart = float(rates @ delays / tot) if tot > 0 else 0.0
+        fixed = DAY * len(feeds) / planned / 2.0 if planned > 0 else INF
+        return PlanSummary(
+            budget_per_day=self.config.budget_per_day,
+            planned_per_day=planned,
+            expected_mean_delay_s=smart,
+            fixed_interval_mean_delay_s=fixed,
+            feeds_starved=self._starved,
+            notes=self._plan_notes,
+        )
+
+    def estimate_delay_for_budget(self, budget_per_day: float) -> tuple[float, float]:
+        """(smart, fixed) expected mean delay in seconds at another budget (cheap)."""
+        feeds = [f for f in self._feeds.values() if not f.gone]
+        if not feeds or budget_per_day <= 0:
+            return (INF, INF)
+        lams = [f.est.lambda_week() for f in feeds]
+        rates = np.array([float(lam.sum()) / 7.0 for lam in lams])
+        shapes = np.array([sqrt_shape_factor(lam) for lam in lams])
+        peak = np.array([float(lam.reshape(7, 24).sum(1).max()) for lam in lams])
+        caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
+        ceil = np.array([DAY / self._min_int(f) for f in feeds])
+        w = np.array([f.weight for f in feeds])
+        k, _ = self._alloc(rates, w, peak, caps, ceil, budget_per_day)
+        k = np.maximum(k, 1e-9)
+        d_smart = shapes * DAY / k / 2.0
+        tot = float(rates.sum())
+        smart = float(rates @ d_smart / tot) if tot > 0 else float(d_smart.mean())
+        fixed_int = max(DAY * len(feeds) / budget_per_day, self.config.min_interval)
+        return (smart, fixed_int / 2.0)

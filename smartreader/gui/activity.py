@@ -1,0 +1,747 @@
+"""The "Activity" panel: what smart polling knows and plans, per feed and overall.
+
+Per feed: the week chart (λ(t), observed counts, planned fetches), rate, periodicity,
+share of the request budget, expected delay, the next planned fetches, the recent
+fetch log (errors in red, 304s visible) and the scheduler's notes. Overview (no
+feed selected): every feed in a sortable table plus the plan summary, the
+smart-vs-fixed-interval delay comparison and a warning for starved feeds.
+
+Reads run on the GUI thread: short indexed Store queries and the updater's
+in-memory ``explain``/``summary`` (pure computation under the updater's lock,
+never network I/O). Fetching happens in ``gui.worker``; connect its
+``feedUpdated`` signal to ``on_feed_updated`` to keep the panel current.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from smartreader.gui.charts import (
+    HOURS_PER_WEEK,
+    WeekHeatmap,
+    WeekRateChart,
+    accent,
+    humanize_duration,
+    humanize_in,
+)
+
+log = logging.getLogger(__name__)
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+FEED_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+
+STATUS_TEXT = {
+    "ok": "ok",
+    "not_modified": "not modified",
+    "error": "error",
+    "rate_limited": "rate limited",
+    "gone": "gone (410)",
+    "skipped": "skipped",
+}
+
+
+def format_time(t: float | None, now: float | None = None) -> str:
+    """Local time, with the date only when it is not today."""
+    if t is None:
+        return "never"
+    when = dt.datetime.fromtimestamp(t)
+    today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
+    if when.date() == today:
+        return when.strftime("%H:%M:%S")
+    if abs((when.date() - today).days) < 7:
+        return when.strftime("%a %H:%M")
+    return when.strftime("%d %b %Y %H:%M")
+
+
+def describe_periodicity(p: float) -> str:
+    if p >= 0.7:
+        return "strong weekly rhythm"
+    if p >= 0.4:
+        return "some weekly rhythm"
+    if p > 0:
+        return "mostly irregular"
+    return "not enough history"
+
+
+def _error_color(pal: QPalette) -> QColor:
+    return accent(pal, 0)
+
+
+def _warn_color(pal: QPalette) -> QColor:
+    return accent(pal, 35)
+
+
+class _Stat(QFrame):
+    """A labelled number: caption above, value in large type, detail below."""
+
+    def __init__(self, caption: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 6, 10, 8)
+        lay.setSpacing(1)
+        self.caption = QLabel(caption)
+        self.caption.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        f = QFont(self.caption.font())
+        f.setPointSizeF(max(7.0, f.pointSizeF() * 0.9))
+        self.caption.setFont(f)
+        self.value = QLabel("—")
+        vf = QFont(self.value.font())
+        vf.setPointSizeF(vf.pointSizeF() * 1.45)
+        vf.setWeight(QFont.Weight.DemiBold)
+        self.value.setFont(vf)
+        self.detail = QLabel("")
+        self.detail.setFont(f)
+        self.detail.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.detail.setWordWrap(True)
+        for w in (self.caption, self.value, self.detail):
+            lay.addWidget(w)
+        lay.addStretch(1)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def set(self, value: str, detail: str = "", tooltip: str = "") -> None:
+        self.value.setText(value)
+        self.detail.setText(detail)
+        self.setToolTip(tooltip)
+
+
+def _section_label(text: str) -> QLabel:
+    lab = QLabel(text)
+    f = QFont(lab.font())
+    f.setWeight(QFont.Weight.DemiBold)
+    lab.setFont(f)
+    return lab
+
+
+def _item(text: str, sort: Any = None, *, align_right: bool = False) -> QStandardItem:
+    it = QStandardItem(text)
+    it.setEditable(False)
+    it.setData(text.lower() if sort is None else sort, SORT_ROLE)
+    if align_right:
+        it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return it
+
+
+class FeedActivityView(QWidget):
+    """One feed's schedule, history and notes."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 10, 12, 10)
+        lay.setSpacing(8)
+
+        self.title = QLabel()
+        tf = QFont(self.title.font())
+        tf.setPointSizeF(tf.pointSizeF() * 1.3)
+        tf.setWeight(QFont.Weight.Bold)
+        self.title.setFont(tf)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.subtitle = QLabel()
+        self.subtitle.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.title)
+        lay.addWidget(self.subtitle)
+
+        stats = QHBoxLayout()
+        stats.setSpacing(8)
+        self.rate = _Stat("Posting rate")
+        self.periodicity = _Stat("Periodicity")
+        self.share = _Stat("Share of budget")
+        self.delay = _Stat("Expected delay")
+        for s in (self.rate, self.periodicity, self.share, self.delay):
+            stats.addWidget(s)
+        lay.addLayout(stats)
+
+        self.chart = WeekRateChart()
+        self.chart.setMinimumHeight(210)
+        lay.addWidget(self.chart, 3)
+
+        mid = QHBoxLayout()
+        mid.setSpacing(12)
+        left = QVBoxLayout()
+        left.addWidget(_section_label("Next planned fetches"))
+        self.planned = QListWidget()
+        self.planned.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.planned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        left.addWidget(self.planned)
+        right = QVBoxLayout()
+        right.addWidget(_section_label("Scheduler notes"))
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        self.notes.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        right.addWidget(self.notes, 1)
+        mid.addLayout(left, 2)
+        mid.addLayout(right, 3)
+        midw = QWidget()
+        midw.setLayout(mid)
+        mid.setContentsMargins(0, 0, 0, 0)
+
+        logw = QWidget()
+        logl = QVBoxLayout(logw)
+        logl.setContentsMargins(0, 0, 0, 0)
+        logl.addWidget(_section_label("Recent fetches"))
+        self.log_table = QTableWidget(0, 6)
+        self.log_table.setHorizontalHeaderLabels(
+            ["Time", "Status", "HTTP", "New", "Size", "Details"]
+        )
+        self.log_table.verticalHeader().setVisible(False)
+        self.log_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.log_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.log_table.setAlternatingRowColors(True)
+        self.log_table.setWordWrap(False)
+        self.log_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        _compact_rows(self.log_table)
+        hh = self.log_table.horizontalHeader()
+        for col in range(5):
+            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        hh.setStretchLastSection(True)
+        logl.addWidget(self.log_table)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(midw)
+        split.addWidget(logw)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        lay.addWidget(split, 4)
+
+        self.explanation: Any = None
+
+    def show_feed(
+        self,
+        feed: Any,
+        explanation: Any | None,
+        log_rows: Sequence[Any],
+        budget: float,
+        now: float,
+        unavailable: str = "",
+    ) -> None:
+        self.explanation = explanation
+        self.title.setText(getattr(feed, "display_title", None) or feed.url)
+        sub = feed.url
+        if getattr(feed, "folder", None):
+            sub = f"{feed.folder}  ·  {sub}"
+        self.subtitle.setText(sub)
+        self._show_plan(explanation, budget, now, unavailable)
+        self._show_log(log_rows, now)
+
+    def _show_plan(self, ex: Any | None, budget: float, now: float, unavailable: str) -> None:
+        self.planned.clear()
+        if ex is None:
+            for s in (self.rate, self.periodicity, self.share, self.delay):
+                s.set("—")
+            self.chart.clear()
+            self.chart.empty_text = unavailable or "Not scheduled"
+            self.notes.setText(f"<i>{_esc(unavailable or 'This feed is not scheduled.')}</i>")
+            return
+        rate = float(ex.rate_per_day)
+        self.rate.set(_per_day(rate), "items per day (estimated)")
+        per = float(ex.periodicity)
+        self.periodicity.set(f"{per:.2f}", describe_periodicity(per))
+        share = float(ex.share_per_day)
+        pct = 100.0 * share / budget if budget > 0 else 0.0
+        every = humanize_duration(86400 / share) if share > 0 else "—"
+        self.share.set(
+            f"{_per_day(share)}",
+            f"fetches/day · {pct:.1f} % of {budget:g}",
+            f"About one fetch every {every} on average, placed where posts are expected.",
+        )
+        self.delay.set(
+            humanize_duration(ex.expected_delay_s),
+            "from posting to fetch, on average",
+            "Sia & Cho's delay: the time from an item's publication to the first "
+            "fetch that sees it, averaged over the expected items.",
+        )
+        self.chart.empty_text = "No posting history yet — the curve appears after a few fetches"
+        self.chart.set_data(
+            ex.lambda_week,
+            getattr(ex, "observed_week", ()) or (),
+            ex.planned,
+            now=now,
+            observed_weeks=_observed_weeks(ex),
+        )
+        upcoming = sorted(t for t in ex.planned if t >= now - 60)
+        for t in upcoming[:12]:
+            when = dt.datetime.fromtimestamp(t)
+            it = QListWidgetItem(f"{when:%a %H:%M}  ·  {humanize_in(t, now)}")
+            it.setData(Qt.ItemDataRole.UserRole, float(t))
+            self.planned.addItem(it)
+        if not upcoming:
+            self.planned.addItem("nothing planned")
+        notes = [str(n) for n in (ex.notes or ())]
+        cap = getattr(ex, "capacity", None)
+        if cap:
+            notes.append(f"The feed shows its {cap} most recent items.")
+        if notes:
+            self.notes.setText(
+                "<ul style='margin-left:-20px'>"
+                + "".join(f"<li>{_esc(n)}</li>" for n in notes)
+                + "</ul>"
+            )
+        else:
+            self.notes.setText("<i>No notes.</i>")
+
+    def _show_log(self, rows: Sequence[Any], now: float) -> None:
+        t = self.log_table
+        t.setRowCount(len(rows))
+        pal = self.palette()
+        err = _error_color(pal)
+        warn = _warn_color(pal)
+        muted = pal.color(QPalette.ColorRole.PlaceholderText)
+        for r, row in enumerate(rows):
+            status = STATUS_TEXT.get(row.status, row.status)
+            if row.manual:
+                status += " · manual"
+            details = row.error or ""
+            if not details and row.status == "ok":
+                details = f"{row.window_items} items in the feed"
+            if row.missed_estimate and row.missed_estimate > 0:
+                details = (details + "; " if details else "") + (
+                    f"≈{row.missed_estimate:.0f} items missed"
+                )
+            cells = [
+                format_time(row.time, now),
+                status,
+                "" if row.http_status is None else str(row.http_status),
+                str(row.new_items) if row.status == "ok" else "",
+                _bytes(row.bytes) if row.bytes else "",
+                details,
+            ]
+            for c, text in enumerate(cells):
+                it = QTableWidgetItem(text)
+                if c in (2, 3, 4):
+                    it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if row.status in ("error", "gone"):
+                    it.setForeground(err)
+                elif row.status == "rate_limited" or (row.missed_estimate or 0) > 0:
+                    it.setForeground(warn)
+                elif row.status == "not_modified" and c != 0:
+                    it.setForeground(muted)
+                if c == 5 and details:
+                    it.setToolTip(details)
+                t.setItem(r, c, it)
+        if not rows:
+            t.setRowCount(1)
+            it = QTableWidgetItem("No fetches yet")
+            it.setForeground(muted)
+            t.setItem(0, 0, it)
+
+    def refresh_relative_times(self, now: float) -> None:
+        for i in range(self.planned.count()):
+            it = self.planned.item(i)
+            t = it.data(Qt.ItemDataRole.UserRole)
+            if t is not None:
+                when = dt.datetime.fromtimestamp(t)
+                it.setText(f"{when:%a %H:%M}  ·  {humanize_in(t, now)}")
+
+
+class OverviewView(QWidget):
+    """All feeds: plan summary, starved feeds, and a sortable table.
+
+    Signals:
+        feedActivated(int): a feed row was double-clicked.
+    """
+
+    feedActivated = Signal(int)
+
+    COLUMNS = (
+        "Feed",
+        "Rate/day",
+        "Fetches/day",
+        "Share",
+        "Expected delay",
+        "Last fetch",
+        "Status",
+        "Missed alerts",
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 10, 12, 10)
+        lay.setSpacing(8)
+        title = QLabel("Polling overview")
+        tf = QFont(title.font())
+        tf.setPointSizeF(tf.pointSizeF() * 1.3)
+        tf.setWeight(QFont.Weight.Bold)
+        title.setFont(tf)
+        lay.addWidget(title)
+
+        grid = QGridLayout()
+        grid.setSpacing(8)
+        self.budget = _Stat("Request budget")
+        self.planned = _Stat("Planned")
+        self.smart = _Stat("Expected mean delay")
+        self.fixed = _Stat("With a fixed interval")
+        for i, s in enumerate((self.budget, self.planned, self.smart, self.fixed)):
+            grid.addWidget(s, 0, i)
+            grid.setColumnStretch(i, 1)
+        lay.addLayout(grid)
+
+        self.starved = QLabel()
+        self.starved.setWordWrap(True)
+        self.starved.setObjectName("starvedWarning")
+        self.starved.setVisible(False)
+        lay.addWidget(self.starved)
+
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        lay.addWidget(self.notes)
+
+        self.heatmap = WeekHeatmap()
+        self.heatmap.setMinimumHeight(150)
+        self.heatmap.setMaximumHeight(210)
+        self.heatmap.setToolTip("Expected items per hour across all feeds")
+
+        self.model = QStandardItemModel(0, len(self.COLUMNS), self)
+        self.model.setHorizontalHeaderLabels(list(self.COLUMNS))
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        _compact_rows(self.table)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in range(1, len(self.COLUMNS)):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.doubleClicked.connect(self._activated)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        hm = QWidget()
+        hml = QVBoxLayout(hm)
+        hml.setContentsMargins(0, 0, 0, 0)
+        hml.addWidget(_section_label("When your feeds post (expected items per hour)"))
+        hml.addWidget(self.heatmap)
+        tw = QWidget()
+        twl = QVBoxLayout(tw)
+        twl.setContentsMargins(0, 0, 0, 0)
+        twl.addWidget(_section_label("Feeds"))
+        twl.addWidget(self.table)
+        split.addWidget(hm)
+        split.addWidget(tw)
+        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        lay.addWidget(split, 1)
+
+    @Slot(QModelIndex)
+    def _activated(self, index: QModelIndex) -> None:
+        src = self.proxy.mapToSource(index)
+        fid = self.model.item(src.row(), 0).data(FEED_ID_ROLE)
+        if fid is not None:
+            self.feedActivated.emit(int(fid))
+
+    def show_overview(
+        self,
+        rows: Sequence[dict[str, Any]],
+        summary: Any | None,
+        requests_today: int | None,
+        week_total: Sequence[float] | None,
+    ) -> None:
+        pal = self.palette()
+        err = _error_color(pal)
+        warn = _warn_color(pal)
+        if summary is not None:
+            budget = float(summary.budget_per_day)
+            self.budget.set(
+                f"{budget:g}/day",
+                f"{requests_today} used in the last 24 h" if requests_today is not None else "",
+            )
+            planned = float(summary.planned_per_day)
+            self.planned.set(
+                f"{_per_day(planned)}/day",
+                f"{100 * planned / budget:.0f} % of the budget" if budget > 0 else "",
+            )
+            smart = float(summary.expected_mean_delay_s)
+            fixed = float(summary.fixed_interval_mean_delay_s)
+            gain = ""
+            if fixed > 0 and smart > 0:
+                gain = f"{100 * (1 - smart / fixed):.0f} % shorter than a fixed interval"
+            self.smart.set(humanize_duration(smart), gain)
+            self.fixed.set(humanize_duration(fixed), "same requests, evenly spaced")
+            starved = list(summary.feeds_starved or ())
+            notes = [str(n) for n in (summary.notes or ())]
+        else:
+            for s in (self.budget, self.planned, self.smart, self.fixed):
+                s.set("—")
+            starved, notes = [], []
+        names = {r["feed_id"]: r["title"] for r in rows}
+        if starved:
+            listed = ", ".join(names.get(int(f), f"#{f}") for f in starved[:6])
+            more = f" and {len(starved) - 6} more" if len(starved) > 6 else ""
+            self.starved.setText(
+                f"⚠ {len(starved)} feed{'s get' if len(starved) != 1 else ' gets'} fewer checks "
+                f"than they need to keep up: {listed}{more}. Raise the request budget in "
+                "Settings, or lower these feeds' priority."
+            )
+            c = warn
+            self.starved.setStyleSheet(
+                f"QLabel#starvedWarning {{ border: 1px solid {c.name()}; border-radius: 4px;"
+                f" padding: 6px; color: palette(text);"
+                f" background: rgba({c.red()},{c.green()},{c.blue()},40); }}"
+            )
+        self.starved.setVisible(bool(starved))
+        self.notes.setText("  ".join(notes))
+        self.notes.setVisible(bool(notes))
+        if week_total is not None and len(week_total) == HOURS_PER_WEEK:
+            self.heatmap.set_values(week_total, unit="items/h expected")
+
+        sort_col = self.proxy.sortColumn()
+        sort_order = self.proxy.sortOrder()
+        self.model.removeRows(0, self.model.rowCount())
+        for r in rows:
+            title = _item(r["title"])
+            title.setData(r["feed_id"], FEED_ID_ROLE)
+            title.setToolTip(r.get("url", ""))
+            rate = r.get("rate")
+            share = r.get("share")
+            pct = r.get("pct")
+            delay = r.get("delay")
+            status = r.get("status") or ""
+            alerts = int(r.get("alerts") or 0)
+            items = [
+                title,
+                _item("—" if rate is None else _per_day(rate), rate or 0.0, align_right=True),
+                _item("—" if share is None else _per_day(share), share or 0.0, align_right=True),
+                _item("—" if pct is None else f"{pct:.1f} %", pct or 0.0, align_right=True),
+                _item(humanize_duration(delay), delay if delay is not None else 1e18),
+                _item(format_time(r.get("last_fetch")), r.get("last_fetch") or 0.0),
+                _item(STATUS_TEXT.get(status, status or "—"), status),
+                _item(str(alerts) if alerts else "", alerts, align_right=True),
+            ]
+            if status in ("error", "gone"):
+                items[6].setForeground(err)
+                items[6].setToolTip(r.get("error") or "")
+            elif status == "rate_limited":
+                items[6].setForeground(warn)
+            if alerts:
+                items[7].setForeground(warn)
+            if r.get("starved"):
+                items[2].setForeground(warn)
+                items[2].setToolTip("Starved: gets fewer fetches than it needs")
+            self.model.appendRow(items)
+        self.proxy.sort(sort_col if sort_col >= 0 else 2, sort_order)
+
+
+class ActivityPanel(QWidget):
+    """Per-feed scheduling view, or the overview when no feed is selected.
+
+    Signals:
+        feedActivated(int): a feed was chosen in the overview (double-click).
+    """
+
+    feedActivated = Signal(int)
+
+    def __init__(
+        self,
+        store: Any,
+        updater: Any,
+        parent: QWidget | None = None,
+        *,
+        now: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.updater = updater
+        self._now = now
+        self._feed_id: int | None = None
+        self.stack = QStackedWidget()
+        self.overview = OverviewView()
+        self.feed_view = FeedActivityView()
+        self.stack.addWidget(self.overview)
+        self.stack.addWidget(self.feed_view)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.stack)
+        self.overview.feedActivated.connect(self.feedActivated)
+        # Coalesce bursts of feedUpdated into one refresh; keep "in 5 min" current.
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(400)
+        self._debounce.timeout.connect(self.refresh)
+        self._clock = QTimer(self)
+        self._clock.setInterval(30_000)
+        self._clock.timeout.connect(self._tick)
+        self.set_feed(None)
+
+    def feed_id(self) -> int | None:
+        return self._feed_id
+
+    def set_feed(self, feed_id: int | None) -> None:
+        self._feed_id = None if feed_id is None else int(feed_id)
+        self.refresh()
+
+    @Slot(object)
+    def on_feed_updated(self, result: Any) -> None:
+        """Connect to ``SchedulerThread.feedUpdated``; refreshes soon, once per burst."""
+        if not self.isVisible():
+            return  # refreshed when shown (the tab switch calls set_feed)
+        if self._feed_id is None or getattr(result, "feed_id", None) == self._feed_id:
+            self._debounce.start()
+
+    @Slot()
+    def refresh(self) -> None:
+        now = self._now()
+        if self._feed_id is None:
+            self._refresh_overview(now)
+            self.stack.setCurrentWidget(self.overview)
+        else:
+            self._refresh_feed(self._feed_id, now)
+            self.stack.setCurrentWidget(self.feed_view)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self._clock.start()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        self._clock.stop()
+        self._debounce.stop()
+
+    def _tick(self) -> None:
+        if self._feed_id is not None:
+            self.feed_view.refresh_relative_times(self._now())
+
+    def _budget(self) -> float:
+        try:
+            return float(self.updater.budget())
+        except Exception:
+            log.exception("reading the budget failed")
+            return 0.0
+
+    def _explain(self, feed_id: int) -> tuple[Any | None, str]:
+        try:
+            return self.updater.explain(feed_id), ""
+        except Exception as e:  # UsageError: paused, gone, unknown
+            return None, str(e)
+
+    def _refresh_feed(self, feed_id: int, now: float) -> None:
+        try:
+            feed = self.store.feed(feed_id)
+        except Exception as e:
+            self.feed_view.title.setText("Feed not found")
+            self.feed_view.subtitle.setText(str(e))
+            return
+        ex, why = self._explain(feed_id)
+        if ex is None:
+            status = getattr(feed, "status", "")
+            if status == "gone":
+                why = "The server says this feed is gone (HTTP 410); it is no longer fetched."
+            elif status and status != "active":
+                why = f"This feed is {status}; it is not fetched on a schedule."
+        rows = self.store.fetch_log(feed_id, limit=50)
+        self.feed_view.show_feed(feed, ex, rows, self._budget(), now, why)
+
+    def _refresh_overview(self, now: float) -> None:
+        budget = self._budget()
+        alerts = Counter(a.feed_id for a in self.store.alerts())
+        try:
+            summary = self.updater.summary()
+        except Exception:
+            log.exception("plan summary failed")
+            summary = None
+        starved = {int(f) for f in (getattr(summary, "feeds_starved", ()) or ())}
+        try:
+            requests_today: int | None = int(self.updater.requests_today())
+        except Exception:
+            requests_today = None
+        rows: list[dict[str, Any]] = []
+        week = [0.0] * HOURS_PER_WEEK
+        for feed in self.store.feeds():
+            ex, _ = self._explain(feed.id) if feed.status == "active" else (None, "")
+            last = self.store.fetch_log(feed.id, limit=1)
+            row: dict[str, Any] = {
+                "feed_id": feed.id,
+                "title": feed.display_title,
+                "url": feed.url,
+                "alerts": alerts.get(feed.id, 0),
+                "last_fetch": last[0].time if last else None,
+                "status": (last[0].status if last else None)
+                if feed.status == "active"
+                else feed.status,
+                "error": last[0].error if last else feed.last_error,
+                "starved": feed.id in starved,
+            }
+            if ex is not None:
+                share = float(ex.share_per_day)
+                row.update(
+                    rate=float(ex.rate_per_day),
+                    share=share,
+                    pct=100.0 * share / budget if budget > 0 else 0.0,
+                    delay=float(ex.expected_delay_s),
+                )
+                lw = list(ex.lambda_week)
+                if len(lw) == HOURS_PER_WEEK:
+                    week = [a + float(b) for a, b in zip(week, lw, strict=True)]
+            rows.append(row)
+        self.overview.show_overview(rows, summary, requests_today, week)
+
+
+def _compact_rows(view: QTableView) -> None:
+    vh = view.verticalHeader()
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vh.setDefaultSectionSize(view.fontMetrics().height() + 8)
+
+
+def _observed_weeks(ex: Any) -> float | None:
+    w = getattr(ex, "observed_weeks", None)
+    return float(w) if w else None
+
+
+def _per_day(v: float) -> str:
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def _bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,221 @@
+"""Application set-up: the ``QApplication``, theme, and the window's lifetime.
+
+``run(data_dir, demo=...)`` opens the store and the updater, shows the main window
+and runs the event loop. ``AppController`` owns what one window needs (store,
+updater, prefs, optional demo session) so that "Try the demo" on the welcome
+screen can swap the empty window for a demo one, and everything is closed in
+order at the end: window (which joins the scheduler thread), updater, store,
+demo server and its temporary folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
+
+from smartreader import __version__, resources
+from smartreader.gui.prefs import Prefs
+from smartreader.gui.tray import app_icon
+
+log = logging.getLogger(__name__)
+
+_SYSTEM_STYLE: str | None = None
+_SYSTEM_PALETTE: QPalette | None = None
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setApplicationName("smartreader")
+    app.setApplicationDisplayName("smartreader")
+    app.setOrganizationName("smartreader")
+    app.setApplicationVersion(__version__)
+    # The .desktop file's id (packaging/linux): Wayland shells find the icon through it.
+    app.setDesktopFileName(resources.APP_ID)
+    app.setWindowIcon(window_icon())
+    return app
+
+
+def window_icon() -> QIcon:
+    """The application icon from ``smartreader/resources`` (SVG and PNG sizes); the
+    painted mark if the files are missing from a broken install or bundle."""
+    icon = QIcon()
+    try:
+        for size, png in resources.icon_paths().items():
+            icon.addFile(str(png), QSize(size, size))
+        icon.addFile(str(resources.icon_path()))
+    except FileNotFoundError:
+        log.warning("application icon files missing; using the painted icon")
+        return app_icon()
+    return icon
+
+
+def dark_palette() -> QPalette:
+    p = QPalette()
+    c = QPalette.ColorRole
+    window, base, text = QColor(37, 38, 41), QColor(28, 29, 31), QColor(222, 224, 227)
+    for role, color in (
+        (c.Window, window),
+        (c.WindowText, text),
+        (c.Base, base),
+        (c.AlternateBase, QColor(44, 45, 49)),
+        (c.ToolTipBase, QColor(50, 51, 55)),
+        (c.ToolTipText, text),
+        (c.Text, text),
+        (c.Button, QColor(48, 49, 53)),
+        (c.ButtonText, text),
+        (c.BrightText, QColor(255, 90, 90)),
+        (c.Link, QColor(125, 178, 255)),
+        (c.Highlight, QColor(60, 120, 216)),
+        (c.HighlightedText, QColor(255, 255, 255)),
+        (c.PlaceholderText, QColor(146, 149, 155)),
+        (c.Mid, QColor(70, 72, 77)),
+        (c.Dark, QColor(20, 20, 22)),
+        (c.Light, QColor(70, 72, 77)),
+    ):
+        p.setColor(role, color)
+    for role in (c.Text, c.WindowText, c.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(110, 112, 117))
+    return p
+
+
+def light_palette() -> QPalette:
+    p = QPalette(QColor(246, 246, 247))
+    c = QPalette.ColorRole
+    p.setColor(c.Base, QColor(255, 255, 255))
+    p.setColor(c.AlternateBase, QColor(246, 247, 249))
+    p.setColor(c.Highlight, QColor(38, 110, 220))
+    p.setColor(c.HighlightedText, QColor(255, 255, 255))
+    p.setColor(c.Link, QColor(20, 95, 200))
+    p.setColor(c.PlaceholderText, QColor(112, 116, 122))
+    return p
+
+
+def _system_is_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    try:
+        from PySide6.QtCore import Qt
+
+        return hints.colorScheme() == Qt.ColorScheme.Dark
+    except AttributeError:  # pragma: no cover - Qt < 6.5
+        return False
+
+
+def apply_theme(theme: str) -> None:
+    """ "light", "dark" or "system" (follows the desktop, dark included)."""
+    global _SYSTEM_STYLE, _SYSTEM_PALETTE
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    if _SYSTEM_STYLE is None:
+        _SYSTEM_STYLE = app.style().name()
+        _SYSTEM_PALETTE = QPalette(app.palette())
+    if theme == "system" and _system_is_dark():
+        theme = "dark"
+    if theme in ("light", "dark"):
+        app.setStyle(QStyleFactory.create("Fusion"))
+        app.setPalette(dark_palette() if theme == "dark" else light_palette())
+    else:
+        style = QStyleFactory.create(_SYSTEM_STYLE or "Fusion")
+        if style is not None:
+            app.setStyle(style)
+        if _SYSTEM_PALETTE is not None:
+            app.setPalette(_SYSTEM_PALETTE)
+
+
+class AppController:
+    """One window at a time, with the resources behind it."""
+
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.window: Any = None
+        self._store: Any = None
+        self._updater: Any = None
+        self._demo: Any = None
+
+    def open(self, data_dir: str | os.PathLike[str] | None, *, demo: bool = False) -> Any:
+        from smartreader.gui.mainwindow import MainWindow
+        from smartreader.storage import Store, db_path
+        from smartreader.storage import data_dir as default_dir
+        from smartreader.updater import Updater
+
+        if demo:
+            from smartreader.demo import DemoSession
+
+            self._demo = DemoSession()
+            folder = self._demo.data_dir
+        else:
+            folder = default_dir(data_dir)
+        store = Store(db_path(folder))
+        try:
+            updater = Updater(store)
+        except BaseException:
+            store.close()
+            raise
+        self._store, self._updater = store, updater
+        prefs = Prefs.in_dir(folder)
+        apply_theme(str(prefs.get("theme")))
+        win = MainWindow(store, updater, prefs=prefs, data_dir=folder, demo=demo)
+        win.demoRequested.connect(self.switch_to_demo)
+        self.window = win
+        win.show()
+        return win
+
+    def switch_to_demo(self) -> None:
+        old = self.window
+        self.app.setQuitOnLastWindowClosed(False)
+        try:
+            if old is not None:
+                old.close()
+                old.deleteLater()
+            self.release()
+            self.open(None, demo=True)
+        finally:
+            self.app.setQuitOnLastWindowClosed(True)
+
+    def release(self) -> None:
+        """Close everything behind the current window (after it was closed)."""
+        if self._updater is not None:
+            self._updater.close()
+            self._updater = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        if self._demo is not None:
+            self._demo.close()
+            self._demo = None
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.close()
+            self.window = None
+        self.release()
+
+
+def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = create_app()
+    ctl = AppController(app)
+    try:
+        ctl.open(data_dir, demo=demo)
+    except Exception as e:
+        log.exception("cannot open smartreader")
+        QMessageBox.critical(None, "smartreader", f"smartreader cannot start:\n\n{e}")
+        ctl.close()
+        return 1
+    try:
+        return int(app.exec())
+    finally:
+        ctl.close()
+
+
+__all__ = ["AppController", "Path", "apply_theme", "create_app", "run", "window_icon"]

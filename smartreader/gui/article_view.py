@@ -1,0 +1,369 @@
+"""The reading pane: one sanitised article in a ``QTextBrowser``, safely.
+
+Safety rules, enforced in ``loadResource`` (the only way a ``QTextBrowser`` fetches
+anything):
+
+* nothing but ``http``/``https`` is ever loaded: no ``file:``, ``qrc:``, relative or
+  ``data:`` resources, so an article cannot read local files or probe paths;
+* remote images load only when the feed's "load images" setting is on, or after
+  the user presses "Load images" for this article. They are fetched
+  asynchronously with ``QNetworkAccessManager`` (never blocking the GUI thread),
+  size-limited, and the document is re-laid out when they arrive;
+* links never navigate inside the view (``setOpenLinks(False)``); clicked
+  ``http(s)``/``mailto`` links open in the system browser.
+
+Typography: title, then feed · author · date, then content, in a column of
+readable width centred in the pane, with CSS built from the current palette so
+it follows light and dark themes.
+
+Signals:
+    actionRequested(str): an ``action:<name>`` link on the welcome page was clicked
+        ("add", "import", "demo").
+    loadImagesRequested(): the user asked to load images for this article.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument, QTextFrameFormat
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
+    from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
+except ImportError:  # pragma: no cover
+    QNetworkAccessManager = None  # type: ignore[assignment,misc]
+
+READ_WIDTH_PX = 720  # ~70 characters of body text
+MIN_SIDE_MARGIN = 28
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+REMOTE_SCHEMES = ("http", "https")
+OPENABLE_SCHEMES = ("http", "https", "mailto")
+
+
+def _css(pal: QPalette) -> str:
+    text = pal.color(QPalette.ColorRole.Text).name()
+    muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
+    link = pal.color(QPalette.ColorRole.Link).name()
+    base = pal.color(QPalette.ColorRole.Base)
+    dark = base.lightness() < 128
+    code_bg = base.lighter(135).name() if dark else base.darker(106).name()
+    rule = base.lighter(160).name() if dark else base.darker(118).name()
+    return f"""
+body {{ color: {text}; font-size: 11pt; line-height: 150%; }}
+a {{ color: {link}; text-decoration: none; }}
+h1.title {{ font-size: 19pt; font-weight: 700; margin-top: 4px; margin-bottom: 6px; }}
+h1.title a {{ color: {text}; }}
+p.meta {{ color: {muted}; font-size: 9.5pt; margin-top: 0; margin-bottom: 16px; }}
+p.imgnote {{ color: {muted}; font-size: 9pt; }}
+h1 {{ font-size: 16pt; }} h2 {{ font-size: 14pt; }} h3 {{ font-size: 12pt; }}
+p {{ margin-top: 0; margin-bottom: 10px; }}
+pre, code {{ font-family: monospace; background-color: {code_bg}; }}
+pre {{ padding: 8px; }}
+blockquote {{ color: {muted}; margin-left: 14px; padding-left: 10px; }}
+table.encl {{ margin-top: 12px; }}
+td.rule {{ border-top: 1px solid {rule}; }}
+.welcome h1 {{ font-size: 20pt; }}
+.welcome p {{ font-size: 11pt; }}
+.welcome a.btn {{ font-weight: 600; }}
+"""
+
+
+def _fmt_date(t: float | None) -> str:
+    if not t:
+        return ""
+    return dt.datetime.fromtimestamp(t).strftime("%A %d %B %Y, %H:%M")
+
+
+class ReaderBrowser(QTextBrowser):
+    """A ``QTextBrowser`` that loads only what the rules above allow."""
+
+    imageLoaded = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.allow_remote_images = False
+        self.blocked_images = 0
+        self.requested: list[str] = []  # every resource asked for (tests, diagnostics)
+        self._images: dict[str, QImage] = {}
+        self._pending: set[str] = set()
+        self._nam: Any = None
+
+    def loadResource(self, type: int, name: QUrl) -> Any:
+        url = QUrl(name)
+        self.requested.append(url.toString())
+        if url.scheme().lower() not in REMOTE_SCHEMES:
+            return None  # file:, qrc:, data:, relative: never
+        if int(type) != int(QTextDocument.ResourceType.ImageResource):
+            return None  # no remote style sheets or anything else
+        key = url.toString()
+        img = self._images.get(key)
+        if img is not None:
+            return img
+        if not self.allow_remote_images:
+            self.blocked_images += 1
+            return None
+        self._fetch(url)
+        return None
+
+    def _fetch(self, url: QUrl) -> None:
+        key = url.toString()
+        if key in self._pending or QNetworkAccessManager is None:
+            return
+        if self._nam is None:
+            self._nam = QNetworkAccessManager(self)
+        self._pending.add(key)
+        req = QNetworkRequest(url)
+        req.setAttribute(
+            QNetworkRequest.Attribute.RedirectPolicyAttribute,
+            QNetworkRequest.RedirectPolicy.NoLessSafeRedirectPolicy,
+        )
+        req.setTransferTimeout(20_000)
+        reply = self._nam.get(req)
+        reply.downloadProgress.connect(
+            lambda got, _total, r=reply: r.abort() if got > MAX_IMAGE_BYTES else None
+        )
+        reply.finished.connect(lambda r=reply, k=key: self._fetched(r, k))
+
+    def _fetched(self, reply: Any, key: str) -> None:
+        self._pending.discard(key)
+        try:
+            if reply.error() == QNetworkReply.NetworkError.NoError:
+                img = QImage()
+                if img.loadFromData(bytes(reply.readAll().data())):
+                    if img.width() > READ_WIDTH_PX:
+                        img = img.scaledToWidth(
+                            READ_WIDTH_PX, Qt.TransformationMode.SmoothTransformation
+                        )
+                    self._images[key] = img
+                    self.imageLoaded.emit()
+        finally:
+            reply.deleteLater()
+
+    def clear_images(self) -> None:
+        self._images.clear()
+        self.blocked_images = 0
+
+
+class ArticleView(QWidget):
+    """Header bar for images + the reader browser; shows an ``Entry`` or a page."""
+
+    actionRequested = Signal(str)
+    loadImagesRequested = Signal()
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl,
+    ) -> None:
+        super().__init__(parent)
+        self._open_url = open_url
+        self.browser = ReaderBrowser()
+        self.browser.anchorClicked.connect(self._on_anchor)
+        self.browser.imageLoaded.connect(self._rerender_soon)
+        self.browser.highlighted.connect(self._on_hover)
+        self.image_bar = QFrame()
+        self.image_bar.setObjectName("imageBar")
+        bar = QHBoxLayout(self.image_bar)
+        bar.setContentsMargins(12, 4, 8, 4)
+        self.image_label = QLabel("Images in this article are not loaded.")
+        self.image_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.image_button = QPushButton("Load images")
+        self.image_button.setToolTip(
+            "Load this article's remote images (turn it on for the whole feed in Feed ▸ Properties)"
+        )
+        self.image_button.clicked.connect(self.load_images)
+        bar.addWidget(self.image_label, 1)
+        bar.addWidget(self.image_button)
+        self.image_bar.setVisible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.image_bar)
+        lay.addWidget(self.browser, 1)
+        self.entry: Any = None
+        self._feed_title = ""
+        self._page: str | None = None
+        self._rerender_pending = False
+        self.show_empty()
+
+    # -- content ----------------------------------------------------------
+
+    def show_entry(self, entry: Any, feed_title: str = "", *, load_images: bool = False) -> None:
+        self.entry = entry
+        self._feed_title = feed_title
+        self._page = None
+        self.browser.clear_images()
+        self.browser.allow_remote_images = load_images
+        self._render()
+        self.browser.verticalScrollBar().setValue(0)
+
+    def show_page(self, body_html: str) -> None:
+        """Show our own HTML (welcome, empty state); no article."""
+        self.entry = None
+        self._page = body_html
+        self.browser.allow_remote_images = False
+        self._render()
+
+    def show_empty(self, text: str = "No article selected") -> None:
+        self.show_page(
+            f"<table width='100%' height='100%'><tr><td align='center' valign='middle'>"
+            f"<p style='color:{self.palette().color(QPalette.ColorRole.PlaceholderText).name()};"
+            f" font-size:12pt; margin-top:120px'>{html.escape(text)}</p></td></tr></table>"
+        )
+
+    def show_welcome(self, *, demo_available: bool = False) -> None:
+        demo = (
+            "<p><a class='btn' href='action:demo'>Try the demo</a> &mdash; a few sample "
+            "feeds with history, to see how scheduling works.</p>"
+            if demo_available
+            else ""
+        )
+        self.show_page(
+            "<div class='welcome'><h1>Welcome to smartreader</h1>"
+            "<p>smartreader learns when each of your feeds usually publishes and checks "
+            "it just after, within a daily request budget, so new articles arrive "
+            "sooner while sites see fewer requests.</p>"
+            "<p><a class='btn' href='action:add'>Add a feed…</a> &mdash; paste a feed "
+            "address or just a site address; smartreader finds the feed.</p>"
+            "<p><a class='btn' href='action:import'>Import OPML…</a> &mdash; bring your "
+            "subscriptions from another reader.</p>"
+            f"{demo}"
+            "<p class='imgnote'>Press <b>?</b> at any time for keyboard shortcuts.</p>"
+            "</div>"
+        )
+
+    def html(self) -> str:
+        return self.browser.toHtml()
+
+    def _entry_html(self) -> str:
+        e = self.entry
+        title = html.escape(e.title or "(untitled)")
+        if e.link:
+            title = f"<a href='{html.escape(e.link, quote=True)}'>{title}</a>"
+        meta = [html.escape(self._feed_title)] if self._feed_title else []
+        if e.author:
+            meta.append(html.escape(e.author))
+        when = _fmt_date(e.published or e.sort_time)
+        if when:
+            meta.append(when)
+        body = e.content or e.summary or ""
+        encl = ""
+        if e.enclosures:
+            rows = "".join(
+                f"<tr><td><a href='{html.escape(x.url, quote=True)}'>"
+                f"{html.escape(x.url.rsplit('/', 1)[-1] or x.url)}</a>"
+                f"{' (' + html.escape(x.type) + ')' if x.type else ''}</td></tr>"
+                for x in e.enclosures
+            )
+            encl = (
+                "<table class='encl'><tr><td class='rule'><b>Attachments</b></td></tr>"
+                f"{rows}</table>"
+            )
+        return (
+            f"<h1 class='title'>{title}</h1>"
+            f"<p class='meta'>{' &nbsp;·&nbsp; '.join(meta)}</p>"
+            f"<div class='content'>{body}</div>{encl}"
+        )
+
+    def _render(self) -> None:
+        doc = self.browser.document()
+        doc.setDefaultStyleSheet(_css(self.palette()))
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.blocked_images = 0
+        if self._page is not None:
+            self.browser.setHtml(self._page)
+        elif self.entry is not None:
+            self.browser.setHtml(self._entry_html())
+        else:
+            self.browser.setHtml("")
+        self._apply_margins()
+        self.browser.verticalScrollBar().setValue(scroll)
+        self.image_bar.setVisible(
+            self.entry is not None
+            and self.browser.blocked_images > 0
+            and not self.browser.allow_remote_images
+        )
+
+    def _apply_margins(self) -> None:
+        width = self.browser.viewport().width()
+        side = max(MIN_SIDE_MARGIN, (width - READ_WIDTH_PX) // 2)
+        root = self.browser.document().rootFrame()
+        fmt: QTextFrameFormat = root.frameFormat()
+        if fmt.leftMargin() != side or fmt.topMargin() != 20:
+            fmt.setLeftMargin(side)
+            fmt.setRightMargin(side)
+            fmt.setTopMargin(20)
+            fmt.setBottomMargin(28)
+            root.setFrameFormat(fmt)
+
+    def _rerender_soon(self) -> None:
+        if not self._rerender_pending:
+            self._rerender_pending = True
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(100, self._rerender_now)
+
+    def _rerender_now(self) -> None:
+        self._rerender_pending = False
+        self._render()
+
+    # -- actions ----------------------------------------------------------
+
+    @Slot()
+    def load_images(self) -> None:
+        self.browser.allow_remote_images = True
+        self.loadImagesRequested.emit()
+        self._render()
+
+    def scroll_page(self, down: bool = True) -> bool:
+        """Scroll one page; False when already at the end (space: go to next)."""
+        sb = self.browser.verticalScrollBar()
+        if down and sb.value() >= sb.maximum():
+            return False
+        step = max(40, sb.pageStep() - 40)
+        sb.setValue(sb.value() + (step if down else -step))
+        return True
+
+    @Slot(QUrl)
+    def _on_anchor(self, url: QUrl) -> None:
+        scheme = url.scheme().lower()
+        if scheme == "action":
+            self.actionRequested.emit(url.path())
+        elif scheme in OPENABLE_SCHEMES:
+            self._open_url(url)
+        # Anything else (file:, javascript:, relative) is ignored on purpose.
+
+    @Slot(str)
+    def _on_hover(self, link: str) -> None:
+        self.browser.setToolTip(link if link and not link.startswith("action:") else "")
+
+    # -- events -----------------------------------------------------------
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._apply_margins()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._render()
+
+    def sizeHint(self) -> QSize:
+        return QSize(640, 480)

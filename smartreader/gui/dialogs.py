@@ -1,0 +1,365 @@
+"""Dialogs of the main window: add a feed, feed properties, the shortcut overlay.
+
+None of them does network I/O. ``AddFeedDialog`` only collects the URL and emits
+``subscribeRequested``; the window runs the subscription off the GUI thread and
+reports back with ``set_busy``/``show_error``/``accept``. ``FeedPropertiesDialog``
+writes feed settings to the store and the password to the system keyring
+(``smartreader.net.credentials``), never anywhere else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from smartreader.errors import SmartReaderError
+
+
+def _error_label() -> QLabel:
+    lab = QLabel()
+    lab.setWordWrap(True)
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    pal = lab.palette()
+    pal.setColor(QPalette.ColorRole.WindowText, QColor("#d93025"))
+    lab.setPalette(pal)
+    lab.setVisible(False)
+    return lab
+
+
+class AddFeedDialog(QDialog):
+    """Ask for a feed or site URL and a folder.
+
+    Signals:
+        subscribeRequested(str, object): url, folder name or None. The dialog stays
+            open, busy, until the caller calls ``accept()`` or ``show_error()``.
+    """
+
+    subscribeRequested = Signal(str, object)
+
+    def __init__(
+        self, folders: Sequence[str], parent: QWidget | None = None, *, folder: str | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Add feed")
+        self.setMinimumWidth(460)
+        lay = QVBoxLayout(self)
+        intro = QLabel("Paste the address of a feed, or of a website: smartreader finds its feed.")
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        form = QFormLayout()
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://example.org/ or https://example.org/feed.xml")
+        self.url.textChanged.connect(self._update_ok)
+        self.folder = QComboBox()
+        self.folder.setEditable(True)
+        self.folder.addItem("")
+        self.folder.addItems(list(folders))
+        self.folder.lineEdit().setPlaceholderText("(none — top level)")
+        if folder:
+            self.folder.setCurrentText(folder)
+        form.addRow("&Address:", self.url)
+        form.addRow("&Folder:", self.folder)
+        lay.addLayout(form)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(6)
+        self.progress.setVisible(False)
+        self.status = QLabel()
+        self.status.setVisible(False)
+        self.error = _error_label()
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+        lay.addWidget(self.error)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok.setText("Subscribe")
+        self.buttons.accepted.connect(self._submit)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self._update_ok()
+
+    def _update_ok(self) -> None:
+        self.ok.setEnabled(bool(self.url.text().strip()) and not self.progress.isVisible())
+
+    @Slot()
+    def _submit(self) -> None:
+        url = self.url.text().strip()
+        if not url:
+            return
+        if "://" not in url:
+            url = "https://" + url
+            self.url.setText(url)
+        self.set_busy(True)
+        folder = self.folder.currentText().strip() or None
+        self.subscribeRequested.emit(url, folder)
+
+    def set_busy(self, busy: bool, message: str = "Looking for the feed…") -> None:
+        self.progress.setVisible(busy)
+        self.status.setText(message)
+        self.status.setVisible(busy)
+        self.url.setEnabled(not busy)
+        self.folder.setEnabled(not busy)
+        if busy:
+            self.error.setVisible(False)
+        self._update_ok()
+
+    def show_error(self, message: str) -> None:
+        self.set_busy(False)
+        self.error.setText(message)
+        self.error.setVisible(True)
+        self.url.setFocus()
+        self.url.selectAll()
+
+
+def _fmt_time(t: float | None) -> str:
+    if not t:
+        return "never"
+    return dt.datetime.fromtimestamp(t).strftime("%a %d %b %Y %H:%M")
+
+
+class FeedPropertiesDialog(QDialog):
+    """Per-feed settings: title, folder, URL, credentials, priority, images.
+
+    On OK, writes to the store (and keyring) and accepts; problems (a bad value,
+    no keyring) are shown in the dialog, which then stays open.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        feed_id: int,
+        parent: QWidget | None = None,
+        *,
+        credentials: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        if credentials is None:
+            from smartreader.net import credentials as creds_module
+
+            credentials = creds_module
+        self.store = store
+        self.feed_id = feed_id
+        self.credentials = credentials
+        feed = store.feed(feed_id)
+        self.feed = feed
+        self.setWindowTitle(f"Properties — {feed.display_title}")
+        self.setMinimumWidth(520)
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.title = QLineEdit(feed.user_title or "")
+        self.title.setPlaceholderText(feed.title or feed.url)
+        self.url = QLineEdit(feed.url)
+        self.folder = QComboBox()
+        self.folder.setEditable(True)
+        self.folder.addItem("")
+        self.folder.addItems([f.name for f in store.folders()])
+        self.folder.setCurrentText(feed.folder or "")
+        self.folder.lineEdit().setPlaceholderText("(none — top level)")
+        self.username = QLineEdit(feed.auth_username or "")
+        self.username.setPlaceholderText("only for feeds that need a login")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText(
+            "unchanged" if feed.auth_username else "stored in the system keyring"
+        )
+        self.weight = QDoubleSpinBox()
+        self.weight.setRange(0.1, 100.0)
+        self.weight.setSingleStep(0.5)
+        self.weight.setDecimals(1)
+        self.weight.setValue(float(feed.weight or 1.0))
+        self.weight.setToolTip(
+            "How much this feed matters when the daily request budget is shared: "
+            "2 gets about √2× the checks of a feed at 1."
+        )
+        self.min_interval = QSpinBox()
+        self.min_interval.setRange(0, 7 * 24 * 60)
+        self.min_interval.setSuffix(" min")
+        self.min_interval.setSpecialValueText("default")
+        self.min_interval.setValue(int((feed.min_interval or 0) // 60))
+        self.min_interval.setToolTip("Never check this feed more often than this")
+        self.load_images = QCheckBox("Load remote images in articles")
+        self.load_images.setChecked(bool(feed.load_images))
+        self.load_images.setToolTip("Off by default: remote images let sites see when you read")
+        form.addRow("&Title:", self.title)
+        form.addRow("Feed &address:", self.url)
+        form.addRow("&Folder:", self.folder)
+        form.addRow("&User name:", self.username)
+        form.addRow("&Password:", self.password)
+        form.addRow("P&riority weight:", self.weight)
+        form.addRow("&Minimum interval:", self.min_interval)
+        form.addRow("", self.load_images)
+        lay.addLayout(form)
+        info = QLabel(self._info_html(feed))
+        info.setWordWrap(True)
+        info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        lay.addWidget(info)
+        self.error = _error_label()
+        lay.addWidget(self.error)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+
+    @staticmethod
+    def _info_html(feed: Any) -> str:
+        lines = [
+            f"Last checked: {_fmt_time(feed.last_fetched)}",
+            f"Last successful: {_fmt_time(feed.last_success)}",
+        ]
+        if feed.site_link:
+            lines.append(f"Site: {html.escape(feed.site_link)}")
+        if feed.last_error:
+            lines.append(f"Last error: {html.escape(feed.last_error)}")
+        return "<br>".join(lines)
+
+    def show_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.setVisible(True)
+
+    @Slot()
+    def save(self) -> None:
+        feed = self.feed
+        username = self.username.text().strip() or None
+        password = self.password.text()
+        try:
+            # The password first: if the keyring is unavailable nothing is changed.
+            if username and password:
+                self.credentials.store_password(self.url.text().strip(), username, password)
+            elif feed.auth_username and not username:
+                self.credentials.delete_password(feed.url, feed.auth_username)
+            minutes = self.min_interval.value()
+            self.store.update_feed(
+                self.feed_id,
+                user_title=self.title.text().strip() or None,
+                url=self.url.text().strip() or feed.url,
+                folder=self.folder.currentText().strip() or None,
+                weight=self.weight.value(),
+                min_interval=minutes * 60.0 if minutes else None,
+                load_images=self.load_images.isChecked(),
+                auth_username=username,
+            )
+        except SmartReaderError as e:
+            self.show_error(str(e))
+            return
+        self.accept()
+
+
+class HelpOverlay(QWidget):
+    """A translucent sheet over the window listing the keyboard shortcuts.
+
+    Any key or click closes it. ``shortcuts`` is a list of (section, [(keys, what)]).
+    """
+
+    def __init__(
+        self, shortcuts: Sequence[tuple[str, Sequence[tuple[str, str]]]], parent: QWidget
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("helpOverlay")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
+        self.card = QWidget(self)
+        self.card.setObjectName("helpCard")
+        self.card.setAutoFillBackground(True)
+        grid = QGridLayout(self.card)
+        grid.setContentsMargins(28, 22, 28, 22)
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(4)
+        title = QLabel("<b style='font-size:15pt'>Keyboard shortcuts</b>")
+        grid.addWidget(title, 0, 0, 1, 4)
+        # Two columns of sections, balanced by row count.
+        cols: list[list[tuple[str, Sequence[tuple[str, str]]]]] = [[], []]
+        sizes = [0, 0]
+        for sec in shortcuts:
+            c = 0 if sizes[0] <= sizes[1] else 1
+            cols[c].append(sec)
+            sizes[c] += len(sec[1]) + 2
+        for c, secs in enumerate(cols):
+            row = 1
+            for name, items in secs:
+                head = QLabel(f"<b>{html.escape(name)}</b>")
+                head.setContentsMargins(0, 10, 0, 2)
+                grid.addWidget(head, row, c * 2, 1, 2)
+                row += 1
+                for keys, what in items:
+                    k = QLabel(
+                        " ".join(
+                            f"<span style='font-family:monospace; font-weight:600'>"
+                            f"&nbsp;{html.escape(x)}&nbsp;</span>"
+                            for x in keys.split(" ")
+                        )
+                    )
+                    k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    grid.addWidget(k, row, c * 2)
+                    grid.addWidget(QLabel(html.escape(what)), row, c * 2 + 1)
+                    row += 1
+        hint = QLabel("Press any key to close")
+        hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        grid.addWidget(hint, 99, 0, 1, 4)
+        parent.installEventFilter(self)
+        self.hide()
+
+    def open(self) -> None:
+        parent = self.parentWidget()
+        assert parent is not None
+        self.setGeometry(parent.rect())
+        self.card.adjustSize()
+        self._center()
+        self.show()
+        self.raise_()
+        self.setFocus()
+
+    def _center(self) -> None:
+        c = self.card
+        c.move((self.width() - c.width()) // 2, max(10, (self.height() - c.height()) // 2))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.parentWidget().rect())
+            self._center()
+        return False
+
+    def paintEvent(self, event: Any) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor(0, 0, 0, 110))
+        p.end()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        self.hide()
+        event.accept()
+
+    def mousePressEvent(self, event: Any) -> None:
+        self.hide()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        parent = self.parentWidget()
+        if parent is not None and self.hasFocus():
+            parent.setFocus()

@@ -1,0 +1,1050 @@
+"""The main window: feeds | articles | reader, with the scheduler running beside it.
+
+Layout: the feed tree (smart folders, folders, feeds with unread counts and
+error/missed badges) on the left; the article list (lazy model, bold when unread)
+with a missed-item banner above it in the middle; on the right a tab widget with
+the reader, the feed's activity (learned λ(t) vs observed, planned fetches, fetch
+log) and the open alerts. The status bar shows the next planned fetch, requests
+used in the last 24 h against the budget, and a progress bar during refreshes.
+
+Keyboard (Google Reader style; single keys are ignored while typing in a text
+field): j/k next/previous article (opens and marks read), n/p move without
+opening, Shift+N/Shift+P next/previous feed, o/Enter open, v open in browser,
+s star, m toggle read, Shift+A mark all read, r refresh, / search, ? help.
+
+Threads: every network call and scheduled write runs in ``SchedulerThread``; the
+window reads the store (short indexed queries) and writes read/star flags.
+
+Signals:
+    demoRequested(): "Try the demo" was chosen on the welcome screen.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QRectF,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QColor,
+    QDesktopServices,
+    QFont,
+    QIcon,
+    QKeySequence,
+    QPainter,
+    QPalette,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QSizePolicy,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QTabWidget,
+    QToolBar,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from smartreader.gui.activity import ActivityPanel
+from smartreader.gui.alerts import AlertsView, MissedBanner
+from smartreader.gui.article_view import ArticleView
+from smartreader.gui.charts import humanize_in
+from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog, HelpOverlay
+from smartreader.gui.models import (
+    COL_DATE,
+    COL_FEED,
+    COL_TITLE,
+    ArticleListModel,
+    FeedTreeModel,
+    KeyRole,
+    UnreadRole,
+)
+from smartreader.gui.prefs import Prefs
+from smartreader.gui.settings import SettingsDialog
+from smartreader.gui.tray import TrayIcon, app_icon
+from smartreader.gui.worker import SchedulerStatus, SchedulerThread
+
+log = logging.getLogger(__name__)
+
+SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "Articles",
+        [
+            ("j k", "next / previous article"),
+            ("n p", "move without opening"),
+            ("o Enter", "open the selected article"),
+            ("v", "open in the browser"),
+            ("s", "star / unstar"),
+            ("m", "mark read / unread"),
+            ("Space", "scroll, then next article"),
+        ],
+    ),
+    (
+        "Feeds",
+        [
+            ("Shift+N Shift+P", "next / previous feed"),
+            ("Shift+A", "mark all as read"),
+            ("r", "refresh"),
+            ("Ctrl+N", "add a feed"),
+        ],
+    ),
+    ("Anywhere", [("/", "search"), ("Esc", "leave the search box"), ("?", "this help")]),
+]
+
+
+class FeedTreeDelegate(QStyledItemDelegate):
+    """Paints the unread count as a right-aligned pill after the feed's title."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Any) -> None:
+        count = int(index.data(UnreadRole) or 0)
+        if count <= 0:
+            super().paint(painter, option, index)
+            return
+        text = str(count) if count < 10_000 else "9999+"
+        fm = option.fontMetrics
+        pill_w = fm.horizontalAdvance(text) + 12
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.rect = option.rect.adjusted(0, 0, -(pill_w + 6), 0)
+        style = opt.widget.style() if opt.widget is not None else None
+        if style is not None:
+            # Full-row background (selection) first, then the text in the narrower rect.
+            bg = QStyleOptionViewItem(option)
+            self.initStyleOption(bg, index)
+            bg.text = ""
+            bg.icon = QIcon()
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, bg, painter, opt.widget)
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        r = option.rect
+        pill = QRectF(r.right() - pill_w - 4, r.center().y() - fm.height() / 2 + 1, pill_w,
+                      fm.height() - 2)  # fmt: skip
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        pal = option.palette
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        bgc = (
+            QColor(pal.color(QPalette.ColorRole.HighlightedText))
+            if selected
+            else QColor(pal.color(QPalette.ColorRole.Text))
+        )
+        bgc.setAlphaF(0.16 if not selected else 0.25)
+        painter.setBrush(bgc)
+        painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
+        painter.setPen(
+            pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        )
+        f = QFont(option.font)
+        f.setBold(False)
+        painter.setFont(f)
+        painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+
+class MainWindow(QMainWindow):
+    """The reader. Owns the scheduler thread; ``close()`` shuts it down."""
+
+    demoRequested = Signal()
+
+    def __init__(
+        self,
+        store: Any,
+        updater: Any,
+        *,
+        prefs: Prefs,
+        data_dir: str | os.PathLike[str] | None = None,
+        demo: bool = False,
+        start_scheduler: bool = True,
+        open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl,
+        tray: bool | None = None,
+        scheduler_options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.updater = updater
+        self.prefs = prefs
+        self.demo = demo
+        self.data_dir = Path(data_dir) if data_dir is not None else Path(store.path).parent
+        self._open_url = open_url
+        self._current_entry: int | None = None
+        self._closing = False
+        self.setWindowTitle("smartreader — demo" if demo else "smartreader")
+        self.setWindowIcon(app_icon())
+
+        self.sched = SchedulerThread(updater, self, **(scheduler_options or {}))
+        self._build_models()
+        self._build_widgets()
+        self._build_actions()
+        self._build_statusbar()
+        self._connect_scheduler()
+
+        self.tray = TrayIcon(
+            self,
+            title_for=self._feed_title,
+            notifications=bool(prefs.get("notifications")),
+        )
+        self.tray.showRequested.connect(self._raise)
+        self.tray.refreshRequested.connect(self.refresh_all)
+        self.tray.quitRequested.connect(self.close)
+        if tray if tray is not None else bool(prefs.get("tray_icon")):
+            self.tray.show()
+
+        # Coalesce bursts of results into one refresh of counts and lists.
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(300)
+        self._refresh_timer.timeout.connect(self._refresh_after_update)
+        # Keep "next fetch in 5 min" current between status signals.
+        self._clock = QTimer(self)
+        self._clock.setInterval(15_000)
+        self._clock.timeout.connect(self._update_status_text)
+        self._clock.start()
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(250)
+        self._search_timer.timeout.connect(self._apply_query)
+        self._status: SchedulerStatus | None = None
+
+        self._restore_state()
+        self._update_unread_total()
+        if start_scheduler:
+            self.sched.start()
+
+    # -- construction ----------------------------------------------------------
+
+    def _build_models(self) -> None:
+        self.tree_model = FeedTreeModel(self.store, self)
+        self.tree_model.feedDropped.connect(self._move_feed)
+        self.list_model = ArticleListModel(self.store, self)
+
+    def _build_widgets(self) -> None:
+        self.tree = QTreeView()
+        self.tree.setObjectName("feedTree")
+        self.tree.setModel(self.tree_model)
+        self.tree.setItemDelegate(FeedTreeDelegate(self.tree))
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setExpandsOnDoubleClick(True)
+        self.tree.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._tree_menu)
+        self.tree.expandAll()
+        self.tree.selectionModel().currentChanged.connect(self._node_changed)
+        self.tree_model.modelReset.connect(self.tree.expandAll)
+
+        self.list = QTableView()
+        self.list.setObjectName("articleList")
+        self.list.setModel(self.list_model)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.setShowGrid(False)
+        self.list.setWordWrap(False)
+        self.list.setSortingEnabled(True)
+        self.list.setAlternatingRowColors(False)
+        self.list.verticalHeader().setVisible(False)
+        vh = self.list.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 10)
+        hh = self.list.horizontalHeader()
+        hh.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(COL_FEED, QHeaderView.ResizeMode.Interactive)
+        hh.setSectionResizeMode(COL_DATE, QHeaderView.ResizeMode.Interactive)
+        hh.resizeSection(COL_FEED, 130)
+        hh.resizeSection(COL_DATE, 104)
+        hh.setHighlightSections(False)
+        # Selection, not the current index: focusing the list makes its first row
+        # current without selecting it, and that must not open (and mark read) anything.
+        self.list.selectionModel().selectionChanged.connect(self._article_changed)
+        self.list.doubleClicked.connect(lambda _i: self.open_in_browser())
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._list_menu)
+
+        self.banner = MissedBanner()
+        self.banner.dismissed.connect(self._dismiss_alert)
+        self.list_title = QLabel()
+        self.list_title.setObjectName("listTitle")
+        f = self.list_title.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        f.setBold(True)
+        self.list_title.setFont(f)
+        self.list_title.setContentsMargins(8, 6, 8, 2)
+        middle = QWidget()
+        ml = QVBoxLayout(middle)
+        ml.setContentsMargins(0, 0, 0, 0)
+        ml.setSpacing(4)
+        ml.addWidget(self.list_title)
+        ml.addWidget(self.banner)
+        ml.addWidget(self.list, 1)
+
+        self.article_view = ArticleView(open_url=self._open_url)
+        self.article_view.actionRequested.connect(self._welcome_action)
+        self.article_view.loadImagesRequested.connect(lambda: None)
+        self.activity = ActivityPanel(self.store, self.updater)
+        self.activity.feedActivated.connect(self.select_feed)
+        self.alerts_view = AlertsView(self.store)
+        self.alerts_view.feedActivated.connect(self.select_feed)
+        self.alerts_view.alertsDismissed.connect(lambda _ids: self._after_alerts_changed())
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.article_view, "Article")
+        self.tabs.addTab(self.activity, "Activity")
+        self.tabs.addTab(self.alerts_view, "Alerts")
+        self.tabs.currentChanged.connect(self._tab_changed)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setSizes([230, 440, 630])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+        self.help = HelpOverlay(SHORTCUTS, self)
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[..., Any],
+        shortcut: str | QKeySequence.StandardKey | list[str] | None = None,
+        *,
+        tip: str = "",
+    ) -> QAction:
+        act = QAction(text, self)
+        if isinstance(shortcut, list):
+            act.setShortcuts([QKeySequence(s) for s in shortcut])
+        elif shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            act.setToolTip(tip)
+            act.setStatusTip(tip)
+        act.triggered.connect(lambda _checked=False: slot())
+        self.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        a = self._action
+        self.act_add = a("&Add feed…", self.add_feed, "Ctrl+N", tip="Subscribe to a feed or site")
+        self.act_import = a("&Import OPML…", self.import_opml)
+        self.act_export = a("&Export OPML…", self.export_opml)
+        self.act_settings = a("&Settings…", self.open_settings, "Ctrl+,")
+        self.act_quit = a("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_next = a("&Next article", lambda: self.move(1, open_=True), "J")
+        self.act_prev = a("&Previous article", lambda: self.move(-1, open_=True), "K")
+        self.act_scan_next = a("Move &down", lambda: self.move(1, open_=False), "N")
+        self.act_scan_prev = a("Move &up", lambda: self.move(-1, open_=False), "P")
+        self.act_open = a("&Open article", self.open_selected, ["O", "Return", "Enter"])
+        self.act_browser = a("Open in &browser", self.open_in_browser, "V")
+        self.act_star = a("&Star", self.toggle_star, "S")
+        self.act_read = a("Toggle &read", self.toggle_read, "M")
+        self.act_space = a("Page down", self.space, "Space")
+        self.act_next_feed = a("Next &feed", lambda: self.move_feed(1), "Shift+N")
+        self.act_prev_feed = a("Previous f&eed", lambda: self.move_feed(-1), "Shift+P")
+        self.act_mark_all = a("Mark &all as read", self.mark_all_read, "Shift+A")
+        self.act_refresh = a("&Refresh", self.refresh_current, ["R", "F5"],
+                             tip="Fetch the selected feed(s) now")  # fmt: skip
+        self.act_refresh_all = a("Refresh &all", self.refresh_all, "Shift+R")
+        self.act_search = a("&Search", self.focus_search, ["/", "Ctrl+F"])
+        self.act_help = a("&Keyboard shortcuts", self.show_help, ["?", "Shift+?"])
+        self.act_props = a("Feed &properties…", self.feed_properties)
+        self.act_rename = a("Re&name…", self.rename_node, "F2")
+        self.act_delete = a("&Unsubscribe…", self.delete_node)
+        self.act_activity = a("Feed &activity", lambda: self.tabs.setCurrentWidget(self.activity))
+        self.act_alerts = a("&Alerts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
+        self.act_unread_only = QAction("Show &unread only", self)
+        self.act_unread_only.setCheckable(True)
+        self.act_unread_only.setChecked(bool(self.prefs.get("list/unread_only")))
+        self.act_unread_only.toggled.connect(lambda _on: self._apply_query())
+
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        for act in (self.act_add, self.act_import, self.act_export, None, self.act_settings,
+                    None, self.act_quit):  # fmt: skip
+            m.addSeparator() if act is None else m.addAction(act)
+        m = mb.addMenu("&Article")
+        for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev, None,
+                    self.act_open, self.act_browser, self.act_star, self.act_read):  # fmt: skip
+            m.addSeparator() if act is None else m.addAction(act)
+        m = mb.addMenu("F&eed")
+        for act in (self.act_refresh, self.act_refresh_all, self.act_mark_all, None,
+                    self.act_next_feed, self.act_prev_feed, None, self.act_props,
+                    self.act_rename, self.act_delete):  # fmt: skip
+            m.addSeparator() if act is None else m.addAction(act)
+        m = mb.addMenu("&View")
+        for act in (self.act_unread_only, self.act_search, None, self.act_activity,
+                    self.act_alerts, None, self.act_help):  # fmt: skip
+            m.addSeparator() if act is None else m.addAction(act)
+
+        tb = QToolBar("Main")
+        tb.setObjectName("mainToolbar")
+        tb.setMovable(False)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        tb.addAction(self.act_add)
+        tb.addAction(self.act_refresh_all)
+        tb.addAction(self.act_mark_all)
+        tb.addSeparator()
+        tb.addAction(self.act_unread_only)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        self.search = QLineEdit()
+        self.search.setObjectName("search")
+        self.search.setPlaceholderText("Search articles  (/)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMaximumWidth(320)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.search.returnPressed.connect(self._search_done)
+        tb.addWidget(self.search)
+        tb.addAction(self.act_settings)
+        self.addToolBar(tb)
+        self.toolbar = tb
+
+    def _build_statusbar(self) -> None:
+        sb = self.statusBar()
+        self.next_label = QLabel()
+        self.budget_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.next_label)
+        sb.addPermanentWidget(self.budget_label)
+
+    def _connect_scheduler(self) -> None:
+        s = self.sched
+        s.feedUpdated.connect(self._feed_updated)
+        s.feedUpdated.connect(self.activity.on_feed_updated)
+        s.progress.connect(self._progress)
+        s.updateStarted.connect(self._update_started)
+        s.updateFinished.connect(self._update_finished)
+        s.statusChanged.connect(self._status_changed)
+        s.alertRaised.connect(self._alert_raised)
+        s.subscribed.connect(self._subscribed)
+        s.subscribeFailed.connect(self._subscribe_failed)
+        s.errorOccurred.connect(lambda msg: self.statusBar().showMessage(msg, 10_000))
+
+    # -- state ---------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        p = self.prefs
+        geo = p.get("window/geometry")
+        if geo:
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1300, 820)
+        split = p.get("window/splitter")
+        if split:
+            self.splitter.restoreState(split)
+        col = int(p.get("list/sort_column"))
+        order = Qt.SortOrder(int(p.get("list/sort_order")))
+        self.list.horizontalHeader().setSortIndicator(col, order)
+        key = str(p.get("window/selection"))
+        if not self.store.feeds():
+            self.select_key("smart:unread")
+            self.show_welcome()
+            return
+        if not self.select_key(key):
+            self.select_key("smart:unread")
+        article = int(p.get("window/article") or 0)
+        if article and self.list_model.row_of(article) >= 0:
+            self.select_article(article)
+
+    def save_state(self) -> None:
+        p = self.prefs
+        p.set("window/geometry", bytes(self.saveGeometry().data()))
+        p.set("window/splitter", bytes(self.splitter.saveState().data()))
+        p.set("window/selection", self.current_key())
+        p.set("window/article", int(self._current_entry or 0))
+        col, order = self.list_model.sort_state()
+        p.set("list/sort_column", int(col))
+        p.set("list/sort_order", 0 if order == Qt.SortOrder.AscendingOrder else 1)
+        p.set("list/unread_only", self.act_unread_only.isChecked())
+        p.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing:
+            self._closing = True
+            try:
+                self.save_state()
+            except Exception:
+                log.exception("saving the window state failed")
+            for t in (self._refresh_timer, self._clock, self._search_timer):
+                t.stop()
+            self.sched.shutdown()
+            # Results still queued for this thread must not reach a closed store.
+            for name in ("feedUpdated", "alertRaised", "statusChanged", "subscribed",
+                         "subscribeFailed", "updateFinished"):  # fmt: skip
+                getattr(self.sched, name).disconnect()
+            self.activity._debounce.stop()
+            self.tray.dispose()
+        super().closeEvent(event)
+
+    # -- selection -------------------------------------------------------------------
+
+    def current_key(self) -> str:
+        idx = self.tree.currentIndex()
+        return str(idx.data(KeyRole)) if idx.isValid() else "smart:unread"
+
+    def select_key(self, key: str) -> bool:
+        idx = self.tree_model.index_for_key(key)
+        if not idx.isValid():
+            return False
+        self.tree.setCurrentIndex(idx)
+        self.tree.scrollTo(idx)
+        if key == self.current_key():
+            self._node_changed(idx, QModelIndex())
+        return True
+
+    @Slot(int)
+    def select_feed(self, feed_id: int) -> None:
+        self.select_key(f"feed:{int(feed_id)}")
+
+    def current_feed_id(self) -> int | None:
+        key = self.current_key()
+        return int(key.split(":", 1)[1]) if key.startswith("feed:") else None
+
+    def _feed_title(self, feed_id: int) -> str:
+        try:
+            return str(self.store.feed(feed_id).display_title)
+        except Exception:
+            return f"Feed #{feed_id}"
+
+    @Slot(QModelIndex, QModelIndex)
+    def _node_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        self._apply_query()
+        node = self.tree_model.node(current)
+        self.list_title.setText(node.title)
+        self._update_banner()
+        if self.tabs.currentWidget() is self.activity:
+            self.activity.set_feed(self.current_feed_id())
+
+    def _query(self) -> dict[str, Any]:
+        idx = self.tree.currentIndex()
+        key = self.current_key()
+        q: dict[str, Any] = {"feed_ids": self.tree_model.feed_ids_for(idx)}
+        if key == "smart:unread":
+            q["unread"] = True
+        elif key == "smart:starred":
+            q["starred"] = True
+        elif self.act_unread_only.isChecked() and key != "smart:all":
+            q["unread"] = True
+        text = self.search.text().strip()
+        if text:
+            q["search"] = text
+            q.pop("unread", None)  # a search finds read articles too
+        return q
+
+    @Slot()
+    def _apply_query(self) -> None:
+        keep = self._current_entry
+        self.list_model.set_query(**self._query())
+        if keep is not None and self.list_model.row_of(keep) >= 0:
+            self._select_row(self.list_model.row_of(keep), open_=False)
+
+    def _search_done(self) -> None:
+        self._search_timer.stop()
+        self._apply_query()
+        if self.list_model.rowCount() > 0:
+            self.list.setFocus()
+            if not self.list.currentIndex().isValid():
+                self._select_row(0, open_=True)
+
+    # -- articles --------------------------------------------------------------------
+
+    def _select_row(self, row: int, *, open_: bool) -> None:
+        idx = self.list_model.index(row, COL_TITLE)
+        sm = self.list.selectionModel()
+        self._suppress_open = not open_
+        try:
+            sm.setCurrentIndex(
+                idx,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        finally:
+            self._suppress_open = False
+        self.list.scrollTo(idx)
+
+    _suppress_open = False
+
+    def select_article(self, entry_id: int) -> None:
+        row = self.list_model.row_of(entry_id)
+        if row >= 0:
+            self._select_row(row, open_=True)
+
+    def _article_changed(self, *_args: Any) -> None:
+        if self._suppress_open:
+            return
+        eid = self.selected_entry_id()
+        if eid is not None and eid != self._current_entry:
+            self.open_entry(eid)
+
+    def open_entry(self, entry_id: int) -> None:
+        """Show an article in the reader and mark it read."""
+        try:
+            entry = self.store.entry(entry_id)
+            feed = self.store.feed(entry.feed_id)
+        except Exception as e:  # deleted meanwhile
+            self.article_view.show_empty(str(e))
+            return
+        self._current_entry = entry_id
+        self.article_view.show_entry(entry, feed.display_title, load_images=feed.load_images)
+        if self.tabs.currentWidget() is not self.article_view:
+            self.tabs.setCurrentWidget(self.article_view)
+        if not entry.read:
+            self.store.set_read([entry_id], True)
+            self._flags_changed([entry_id])
+
+    def selected_row(self) -> int:
+        rows = self.list.selectionModel().selectedRows()
+        return rows[0].row() if rows else -1
+
+    def selected_entry_id(self) -> int | None:
+        row = self.selected_row()
+        return self.list_model.entry_id(row) if row >= 0 else None
+
+    def move(self, step: int, *, open_: bool) -> None:
+        n = self.list_model.rowCount()
+        if n == 0:
+            return
+        cur = self.selected_row()
+        row = (0 if step > 0 else n - 1) if cur < 0 else cur + step
+        if 0 <= row < n:
+            self._select_row(row, open_=open_)
+
+    def open_selected(self) -> None:
+        eid = self.selected_entry_id()
+        if eid is not None:
+            self.open_entry(eid)
+
+    def space(self) -> None:
+        if not self.article_view.scroll_page(True):
+            self.move(1, open_=True)
+
+    def open_in_browser(self) -> None:
+        eid = self.selected_entry_id() or self._current_entry
+        if eid is None:
+            return
+        entry = self.store.entry(eid)
+        if entry.link:
+            url = QUrl(entry.link)
+            if url.scheme().lower() in ("http", "https"):
+                self._open_url(url)
+        if not entry.read:
+            self.store.set_read([eid], True)
+            self._flags_changed([eid])
+
+    def toggle_star(self) -> None:
+        eid = self.selected_entry_id()
+        if eid is None:
+            return
+        row = self.store.entry_rows([eid]).get(eid)
+        if row is not None:
+            self.store.set_starred([eid], not row.starred)
+            self._flags_changed([eid])
+
+    def toggle_read(self) -> None:
+        eid = self.selected_entry_id()
+        if eid is None:
+            return
+        row = self.store.entry_rows([eid]).get(eid)
+        if row is not None:
+            self.store.set_read([eid], not row.read)
+            self._flags_changed([eid])
+
+    def mark_all_read(self) -> None:
+        ids = self.tree_model.feed_ids_for(self.tree.currentIndex())
+        key = self.current_key()
+        if key == "smart:starred":
+            shown = self.list_model.ids()
+            self.store.set_read(shown, True)
+        else:
+            # Only what was already there: items arriving meanwhile stay unread.
+            self.store.mark_all_read(ids, before=time.time())
+        self.list_model.invalidate()
+        self._counts_changed()
+
+    def _flags_changed(self, ids: list[int]) -> None:
+        self.list_model.refresh_ids(ids)
+        self._counts_changed()
+
+    def _counts_changed(self) -> None:
+        self.tree_model.reload()
+        self._update_unread_total()
+
+    def _update_unread_total(self) -> None:
+        total = sum(self.store.unread_counts().values())
+        self.tray.set_unread(total) if hasattr(self, "tray") else None
+        title = "smartreader — demo" if self.demo else "smartreader"
+        self.setWindowTitle(f"{title} ({total})" if total else title)
+
+    # -- feeds ---------------------------------------------------------------------------
+
+    def move_feed(self, step: int) -> None:
+        keys = [k for k in self.tree_model.feed_keys_in_order() if k.startswith("feed:")]
+        if not keys:
+            return
+        cur = self.current_key()
+        i = keys.index(cur) + step if cur in keys else (0 if step > 0 else len(keys) - 1)
+        if 0 <= i < len(keys):
+            self.select_key(keys[i])
+
+    def refresh_current(self) -> None:
+        ids = self.tree_model.feed_ids_for(self.tree.currentIndex())
+        if ids is None:
+            self.refresh_all()
+        elif ids:
+            self.sched.refresh_feeds(ids)
+
+    def refresh_all(self) -> None:
+        self.sched.refresh_all()
+
+    def feed_properties(self) -> None:
+        fid = self.current_feed_id()
+        if fid is None:
+            return
+        dlg = FeedPropertiesDialog(self.store, fid, self)
+        if dlg.exec():
+            self.sched.feed_changed(fid)
+            self.list_model.reload_feed_titles()
+            self._counts_changed()
+            self.select_key(f"feed:{fid}")
+
+    def rename_node(self) -> None:
+        node = self.tree_model.node(self.tree.currentIndex())
+        if node.kind not in ("feed", "folder"):
+            return
+        text, ok = QInputDialog.getText(self, "Rename", "New name:", text=node.title)
+        if not ok or not text.strip():
+            return
+        try:
+            if node.kind == "feed":
+                self.store.update_feed(int(node.id), user_title=text.strip())
+            else:
+                self.store.rename_folder(int(node.id), text.strip())
+        except Exception as e:
+            QMessageBox.warning(self, "Rename", str(e))
+            return
+        key = node.key
+        self.list_model.reload_feed_titles()
+        self.tree_model.reload()
+        self.select_key(key)
+
+    def delete_node(self, *, confirm: bool = True) -> None:
+        node = self.tree_model.node(self.tree.currentIndex())
+        if node.kind == "feed":
+            question = f"Unsubscribe from “{node.title}”? Its articles are deleted."
+        elif node.kind == "folder":
+            question = f"Delete the folder “{node.title}”? Its feeds move to the top level."
+        else:
+            return
+        if confirm and QMessageBox.question(self, "smartreader", question) != (
+            QMessageBox.StandardButton.Yes
+        ):
+            return
+        if node.kind == "feed":
+            self.store.delete_feed(int(node.id))
+            self.sched.feed_changed(int(node.id))
+        else:
+            self.store.delete_folder(int(node.id))
+        self.tree_model.reload()
+        self.select_key("smart:unread")
+        self._update_unread_total()
+
+    @Slot(int, object)
+    def _move_feed(self, feed_id: int, folder: str | None) -> None:
+        self.store.update_feed(int(feed_id), folder=folder)
+        self.tree_model.reload()
+        self.select_feed(feed_id)
+
+    # -- subscribing, OPML -------------------------------------------------------------
+
+    def add_feed(self, url: str | None = None) -> AddFeedDialog:
+        """Open the Add feed dialog (non-modal; returned for tests)."""
+        folders = [f.name for f in self.store.folders()]
+        node = self.tree_model.node(self.tree.currentIndex())
+        dlg = AddFeedDialog(folders, self, folder=node.title if node.kind == "folder" else None)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.subscribeRequested.connect(self.sched.subscribe)
+        if url:
+            dlg.url.setText(url)
+        self._add_dialog = dlg
+        dlg.finished.connect(lambda _r: setattr(self, "_add_dialog", None))
+        dlg.show()
+        return dlg
+
+    _add_dialog: AddFeedDialog | None = None
+
+    @Slot(int)
+    def _subscribed(self, feed_id: int) -> None:
+        if self._add_dialog is not None:
+            self._add_dialog.accept()
+        self.list_model.reload_feed_titles()
+        self.tree_model.reload()
+        self.select_feed(feed_id)
+        self._update_unread_total()
+        self.statusBar().showMessage(f"Subscribed to {self._feed_title(feed_id)}", 6000)
+
+    @Slot(str)
+    def _subscribe_failed(self, message: str) -> None:
+        if self._add_dialog is not None:
+            self._add_dialog.show_error(message)
+        else:
+            self.statusBar().showMessage(message, 10_000)
+
+    def import_opml(self, path: str | None = None) -> int:
+        """Subscribe to every new feed of an OPML file; returns how many were added."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Import OPML", str(Path.home()), "OPML (*.opml *.xml);;All files (*)"
+            )
+            if not path:
+                return 0
+        from smartreader.net.opml import parse_opml
+
+        try:
+            result = parse_opml(Path(path).read_bytes())
+        except Exception as e:
+            QMessageBox.warning(self, "Import OPML", f"Could not read {path}: {e}")
+            return 0
+        added: list[int] = []
+        for sub in result.subscriptions:
+            if self.store.feed_id_by_url(sub.url) is not None:
+                continue
+            try:
+                fid = self.store.add_feed(sub.url, folder=sub.folder, title=sub.title or "")
+            except Exception as e:
+                log.warning("skipping %s: %s", sub.url, e)
+                continue
+            added.append(fid)
+            self.sched.feed_changed(fid)
+        self.list_model.reload_feed_titles()
+        self.tree_model.reload()
+        self._update_unread_total()
+        if added:
+            self.sched.refresh_feeds(added)
+            if self.current_key() == "smart:unread":
+                self._apply_query()
+        problems = f", {len(result.problems)} skipped" if result.problems else ""
+        self.statusBar().showMessage(f"Imported {len(added)} feeds{problems}", 8000)
+        return len(added)
+
+    def export_opml(self, path: str | None = None) -> Path | None:
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export OPML", str(Path.home() / "smartreader.opml"), "OPML (*.opml)"
+            )
+            if not path:
+                return None
+        from smartreader.net.opml import OpmlSubscription, write_opml
+
+        subs = [
+            OpmlSubscription(
+                url=f.url, title=f.display_title, folder=f.folder, site_url=f.site_link
+            )
+            for f in self.store.feeds()
+        ]
+        dest = Path(path)
+        tmp = dest.with_name(dest.name + ".partial")
+        tmp.write_bytes(write_opml(subs, title="smartreader subscriptions"))
+        tmp.replace(dest)
+        self.statusBar().showMessage(f"Exported {len(subs)} feeds to {dest}", 8000)
+        return dest
+
+    # -- welcome -------------------------------------------------------------------------
+
+    def show_welcome(self) -> None:
+        self.tabs.setCurrentWidget(self.article_view)
+        self.article_view.show_welcome(demo_available=not self.demo)
+
+    @Slot(str)
+    def _welcome_action(self, action: str) -> None:
+        if action == "add":
+            self.add_feed()
+        elif action == "import":
+            self.import_opml()
+        elif action == "demo":
+            self.demoRequested.emit()
+
+    # -- settings, help -------------------------------------------------------------------
+
+    def open_settings(self) -> SettingsDialog:
+        dlg = SettingsDialog(self.store, self.updater, self.prefs, self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.budgetChanged.connect(self.sched.set_budget)
+        dlg.minIntervalChanged.connect(self.sched.set_min_interval)
+        dlg.notificationsChanged.connect(self.tray.set_notifications)
+        dlg.trayIconChanged.connect(self.tray.set_visible)
+        dlg.themeChanged.connect(self._theme_changed)
+        dlg.show()
+        return dlg
+
+    def _theme_changed(self, theme: str) -> None:
+        from smartreader.gui.app import apply_theme
+
+        apply_theme(theme)
+
+    def show_help(self) -> None:
+        self.help.open()
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def keyPressEvent(self, event: Any) -> None:
+        if event.key() == Qt.Key.Key_Escape and self.search.hasFocus():
+            self.list.setFocus()
+            return
+        super().keyPressEvent(event)
+
+    def _raise(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    # -- tabs ------------------------------------------------------------------------------
+
+    @Slot(int)
+    def _tab_changed(self, _i: int) -> None:
+        w = self.tabs.currentWidget()
+        if w is self.activity:
+            self.activity.set_feed(self.current_feed_id())
+        elif w is self.alerts_view:
+            self.alerts_view.refresh()
+
+    # -- alerts ------------------------------------------------------------------------------
+
+    def _update_banner(self) -> None:
+        fid = self.current_feed_id()
+        alerts = self.store.alerts(feed_id=fid) if fid is not None else []
+        self.banner.set_alert(alerts[0] if alerts else None)
+
+    @Slot(int)
+    def _dismiss_alert(self, alert_id: int) -> None:
+        self.store.dismiss_alerts([alert_id])
+        self._after_alerts_changed()
+
+    def _after_alerts_changed(self) -> None:
+        self.tree_model.reload()
+        self._update_banner()
+        if self.tabs.currentWidget() is self.alerts_view:
+            self.alerts_view.refresh()
+
+    @Slot(object)
+    def _alert_raised(self, result: Any) -> None:
+        self.tray.on_alert(result)
+        self._after_alerts_changed()
+
+    # -- scheduler results -------------------------------------------------------------------
+
+    @Slot(object)
+    def _feed_updated(self, result: Any) -> None:
+        self.tray.on_feed_updated(result)
+        self._refresh_timer.start()
+
+    def _refresh_after_update(self) -> None:
+        if self._closing:
+            return
+        self.list_model.reload_feed_titles()
+        self.tree_model.reload()
+        self.list_model.requery()
+        self._update_unread_total()
+        self._update_banner()
+
+    @Slot(bool)
+    def _update_started(self, manual: bool) -> None:
+        if manual:
+            self.progress.setRange(0, 0)
+            self.progress.setVisible(True)
+
+    @Slot(int, int)
+    def _progress(self, done: int, total: int) -> None:
+        if self.progress.isVisible():
+            self.progress.setRange(0, max(1, total))
+            self.progress.setValue(done)
+
+    @Slot()
+    def _update_finished(self) -> None:
+        self.progress.setVisible(False)
+        self._refresh_timer.start()
+
+    @Slot(object)
+    def _status_changed(self, status: SchedulerStatus) -> None:
+        self._status = status
+        self._update_status_text()
+
+    def _update_status_text(self) -> None:
+        s = self._status
+        if s is None:
+            return
+        if s.updating:
+            self.next_label.setText("Updating…")
+        elif s.next_wakeup is None:
+            self.next_label.setText("Nothing planned")
+        else:
+            self.next_label.setText(f"Next fetch {humanize_in(s.next_wakeup, time.time())}")
+        self.budget_label.setText(f"{s.requests_today} / {s.budget:g} requests today")
+        self.budget_label.setToolTip(
+            "Scheduled requests in the last 24 hours against the daily budget "
+            "(manual refreshes are not counted)"
+        )
+
+    # -- context menus -----------------------------------------------------------------------
+
+    def _tree_menu(self, pos: Any) -> None:
+        idx = self.tree.indexAt(pos)
+        if idx.isValid():
+            self.tree.setCurrentIndex(idx)
+        node = self.tree_model.node(idx)
+        menu = QMenu(self)
+        menu.addAction(self.act_refresh)
+        menu.addAction(self.act_mark_all)
+        if node.kind == "feed":
+            menu.addSeparator()
+            menu.addAction(self.act_activity)
+            menu.addAction(self.act_props)
+        if node.kind in ("feed", "folder"):
+            menu.addAction(self.act_rename)
+            menu.addAction(self.act_delete)
+        menu.exec(self.tree.viewport().mapToGlobal(pos))
+
+    def _list_menu(self, pos: Any) -> None:
+        menu = QMenu(self)
+        for act in (self.act_browser, self.act_star, self.act_read):
+            menu.addAction(act)
+        menu.exec(self.list.viewport().mapToGlobal(pos))

@@ -1,0 +1,699 @@
+"""Item models for the main window: the feed tree and the (lazy) article list.
+
+``FeedTreeModel`` shows the smart folders ("All unread", "Starred", "All articles"),
+then folders with their feeds, then top-level feeds, with unread counts and
+error/missed-item state. It is rebuilt from the store by ``reload()``; when only
+counts changed it emits ``dataChanged`` so the selection and expansion survive.
+
+``ArticleListModel`` holds only the ids of the current list (``Store.entry_ids``)
+and loads ``EntryRow``s a page at a time, on demand, into a row cache, so a list
+of 100,000 articles costs a list of ints plus the rows the view actually paints.
+Flag changes invalidate single rows (``refresh_ids``), never the whole list.
+
+Neither model writes to the store; the main window does, then tells the model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QByteArray,
+    QMimeData,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QIcon,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+    QPixmap,
+)
+from PySide6.QtWidgets import QApplication, QStyle
+
+Index = QModelIndex | QPersistentModelIndex
+
+# Custom roles.
+UnreadRole = int(Qt.ItemDataRole.UserRole) + 1  # int: unread count (tree)
+KeyRole = int(Qt.ItemDataRole.UserRole) + 2  # str: stable node key (tree)
+StatusRole = int(Qt.ItemDataRole.UserRole) + 3  # str: "", "error", "missed" (tree)
+EntryIdRole = int(Qt.ItemDataRole.UserRole) + 4  # int: entry id (list)
+RowRole = int(Qt.ItemDataRole.UserRole) + 5  # EntryRow | None (list)
+
+FEED_MIME = "application/x-smartreader-feed-id"
+
+ICON_PX = 16
+
+
+# -- icons --------------------------------------------------------------
+
+
+def _hue_for(text: str) -> int:
+    return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:4], 16) % 360
+
+
+def letter_icon(text: str, size: int = ICON_PX, *, badge: QColor | None = None) -> QIcon:
+    """A rounded square with the first letter of ``text``: a stand-in favicon.
+
+    ``badge`` paints a small dot in the corner (error / missed items)."""
+    icon = QIcon()
+    for scale in (1, 2):
+        px = size * scale
+        pm = QPixmap(px, px)
+        pm.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor.fromHsl(_hue_for(text), 150, 120))
+        p.drawRoundedRect(QRectF(0, 0, px, px), px * 0.22, px * 0.22)
+        letter = next((c for c in text if c.isalnum()), "?").upper()
+        f = QFont()
+        f.setPixelSize(int(px * 0.62))
+        f.setBold(True)
+        p.setFont(f)
+        p.setPen(QColor("white"))
+        p.drawText(QRectF(0, 0, px, px), Qt.AlignmentFlag.AlignCenter, letter)
+        if badge is not None:
+            r = px * 0.2
+            c = QPointF(px - r - 0.5, r + 0.5)
+            p.setPen(QPen(QColor("white"), max(1.0, px * 0.06)))
+            p.setBrush(badge)
+            p.drawEllipse(c, r, r)
+        p.end()
+        icon.addPixmap(pm)
+    return icon
+
+
+def _dot_icon(color: QColor | None, size: int = 10) -> QIcon:
+    icon = QIcon()
+    for scale in (1, 2):
+        px = size * scale
+        pm = QPixmap(px, px)
+        pm.fill(Qt.GlobalColor.transparent)
+        if color is not None:
+            p = QPainter(pm)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(color)
+            d = px * 0.64
+            p.drawEllipse(QRectF((px - d) / 2, (px - d) / 2, d, d))
+            p.end()
+        icon.addPixmap(pm)
+    return icon
+
+
+def star_icon(color: QColor, size: int = 10, *, filled: bool = True) -> QIcon:
+    icon = QIcon()
+    for scale in (1, 2):
+        px = size * scale
+        pm = QPixmap(px, px)
+        pm.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        path = QPainterPath()
+        import math
+
+        cx = cy = px / 2
+        ro, ri = px * 0.5, px * 0.21
+        for i in range(10):
+            r = ro if i % 2 == 0 else ri
+            a = -math.pi / 2 + i * math.pi / 5
+            pt = QPointF(cx + r * math.cos(a), cy + r * math.sin(a) + px * 0.04)
+            if i == 0:
+                path.moveTo(pt)
+            else:
+                path.lineTo(pt)
+        path.closeSubpath()
+        p.setPen(QPen(color, max(1.0, px * 0.08)))
+        p.setBrush(color if filled else Qt.BrushStyle.NoBrush)
+        p.drawPath(path)
+        p.end()
+        icon.addPixmap(pm)
+    return icon
+
+
+ERROR_COLOR = QColor("#d93025")
+MISSED_COLOR = QColor("#f29900")
+STAR_COLOR = QColor("#f2b600")
+UNREAD_COLOR = QColor("#1a73e8")
+
+
+# -- the feed tree --------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Node:
+    kind: str  # "root" | "smart" | "folder" | "feed"
+    id: int | str
+    title: str
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
+    unread: int = 0
+    status: str = ""  # "" | "error" | "missed"
+    tooltip: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+    def row(self) -> int:
+        return 0 if self.parent is None else self.parent.children.index(self)
+
+
+SMART = (("unread", "All unread"), ("starred", "Starred"), ("all", "All articles"))
+
+
+class FeedTreeModel(QAbstractItemModel):
+    """Smart folders, folders and feeds with unread counts.
+
+    Keys identify nodes across reloads: ``smart:unread``, ``smart:starred``,
+    ``smart:all``, ``folder:<id>``, ``feed:<id>``.
+
+    Signals:
+        feedDropped(int, object): a feed was dragged onto a folder (folder name)
+            or onto the top level (None). The model does not write; the window does.
+    """
+
+    feedDropped = Signal(int, object)
+
+    def __init__(self, store: Any, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.root = Node("root", 0, "")
+        self._icons: dict[tuple[str, str], QIcon] = {}
+        self._structure: tuple[Any, ...] = ()
+        self.reload()
+
+    # -- building -------------------------------------------------------
+
+    def _build(self) -> tuple[Node, tuple[Any, ...]]:
+        store = self.store
+        feeds = store.feeds()
+        folders = store.folders()
+        counts = store.unread_counts()
+        starred = store.starred_count()
+        try:
+            alerted = {a.feed_id for a in store.alerts()}
+        except Exception:  # an older store without alerts must not break the tree
+            alerted = set()
+        root = Node("root", 0, "")
+        total_unread = sum(counts.values())
+        for sid, title in SMART:
+            n = Node("smart", sid, title, root)
+            n.unread = total_unread if sid == "unread" else starred if sid == "starred" else 0
+            root.children.append(n)
+        by_folder: dict[int, Node] = {}
+        for f in folders:
+            n = Node("folder", f.id, f.name, root)
+            by_folder[f.id] = n
+            root.children.append(n)
+        top: list[Node] = []
+        for feed in sorted(feeds, key=lambda f: f.display_title.casefold()):
+            parent = by_folder.get(feed.folder_id) if feed.folder_id is not None else None
+            n = Node("feed", feed.id, feed.display_title, parent or root)
+            n.unread = counts.get(feed.id, 0)
+            tip = [feed.display_title, feed.url]
+            if feed.status in ("error", "gone") or (feed.error_count and feed.last_error):
+                n.status = "error"
+                tip.append(f"Last update failed: {feed.last_error or feed.status}")
+            elif feed.id in alerted:
+                n.status = "missed"
+                tip.append("Some items were probably missed; see View ▸ Alerts")
+            n.tooltip = "\n".join(tip)
+            (parent.children if parent else top).append(n)
+        for fn in by_folder.values():
+            fn.unread = sum(c.unread for c in fn.children)
+            if any(c.status == "error" for c in fn.children):
+                fn.status = "error"
+        root.children.extend(top)
+        structure = tuple(
+            (n.key, n.title, tuple((c.key, c.title) for c in n.children)) for n in root.children
+        )
+        return root, structure
+
+    def reload(self) -> None:
+        """Re-read the store. Keeps indexes valid when only counts/status changed."""
+        root, structure = self._build()
+        if structure == self._structure:
+            self._copy_state(root)
+            return
+        self.beginResetModel()
+        self.root = root
+        self._structure = structure
+        self.endResetModel()
+
+    refresh_counts = reload
+
+    def _copy_state(self, new_root: Node) -> None:
+        def walk(old: Node, new: Node, parent_index: QModelIndex) -> None:
+            first = last = -1
+            for i, (o, n) in enumerate(zip(old.children, new.children, strict=True)):
+                if (o.unread, o.status, o.tooltip) != (n.unread, n.status, n.tooltip):
+                    o.unread, o.status, o.tooltip = n.unread, n.status, n.tooltip
+                    first = i if first < 0 else first
+                    last = i
+                if o.children:
+                    walk(o, n, self.index(i, 0, parent_index))
+            if first >= 0:
+                self.dataChanged.emit(
+                    self.index(first, 0, parent_index), self.index(last, 0, parent_index)
+                )
+
+        walk(self.root, new_root, QModelIndex())
+
+    # -- lookup ---------------------------------------------------------
+
+    def node(self, index: Index) -> Node:
+        if not index.isValid():
+            return self.root
+        n = index.internalPointer()
+        assert isinstance(n, Node)
+        return n
+
+    def index_for_key(self, key: str) -> QModelIndex:
+        def find(parent: Node, pidx: QModelIndex) -> QModelIndex:
+            for i, c in enumerate(parent.children):
+                idx = self.index(i, 0, pidx)
+                if c.key == key:
+                    return idx
+                if c.children:
+                    found = find(c, idx)
+                    if found.isValid():
+                        return found
+            return QModelIndex()
+
+        return find(self.root, QModelIndex())
+
+    def feed_ids_for(self, index: Index) -> list[int] | None:
+        """The feeds whose entries the node shows; None means all feeds."""
+        n = self.node(index)
+        if n.kind == "feed":
+            return [int(n.id)]
+        if n.kind == "folder":
+            return [int(c.id) for c in n.children]
+        return None
+
+    def feed_keys_in_order(self) -> list[str]:
+        out: list[str] = []
+
+        def walk(n: Node) -> None:
+            for c in n.children:
+                out.append(c.key)
+                walk(c)
+
+        walk(self.root)
+        return out
+
+    # -- Qt model API ----------------------------------------------------
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if column != 0 or row < 0:
+            return QModelIndex()
+        p = self.node(parent)
+        if row >= len(p.children):
+            return QModelIndex()
+        return self.createIndex(row, 0, p.children[row])
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not index.isValid():
+            return QModelIndex()
+        n = self.node(index)
+        p = n.parent
+        if p is None or p is self.root:
+            return QModelIndex()
+        return self.createIndex(p.row(), 0, p)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self.node(parent).children)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 1
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        return self.rowCount(parent) > 0
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if not index.isValid():
+            return Qt.ItemFlag.ItemIsDropEnabled
+        n = self.node(index)
+        if n.kind == "feed":
+            base |= Qt.ItemFlag.ItemIsDragEnabled
+        if n.kind == "folder":
+            base |= Qt.ItemFlag.ItemIsDropEnabled
+        return base
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        n = self.node(index)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return n.title
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._icon(n)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return n.tooltip or None
+        if role == Qt.ItemDataRole.FontRole:
+            if n.kind in ("smart", "folder") or n.unread:
+                f = QFont()
+                f.setBold(n.kind == "folder" or bool(n.unread))
+                return f
+            return None
+        if role == UnreadRole:
+            return n.unread
+        if role == KeyRole:
+            return n.key
+        if role == StatusRole:
+            return n.status
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{n.title}, {n.unread} unread" if n.unread else n.title
+        return None
+
+    def _icon(self, n: Node) -> QIcon:
+        if n.kind == "feed":
+            k = (n.title, n.status)
+            icon = self._icons.get(k)
+            if icon is None:
+                badge = {"error": ERROR_COLOR, "missed": MISSED_COLOR}.get(n.status)
+                icon = letter_icon(n.title, badge=badge)
+                self._icons[k] = icon
+            return icon
+        style = QApplication.style()
+        if n.kind == "folder":
+            return style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
+        if n.id == "starred":
+            return star_icon(STAR_COLOR, ICON_PX)
+        if n.id == "unread":
+            return _dot_icon(UNREAD_COLOR, ICON_PX)
+        return style.standardIcon(QStyle.StandardPixmap.SP_FileDialogDetailedView)
+
+    # -- drag and drop (feeds onto folders) -----------------------------
+
+    def supportedDropActions(self) -> Qt.DropAction:
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:
+        return [FEED_MIME]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:  # type: ignore[override]
+        md = QMimeData()
+        ids = [str(self.node(i).id) for i in indexes if self.node(i).kind == "feed"]
+        md.setData(FEED_MIME, QByteArray(",".join(ids).encode()))
+        return md
+
+    def canDropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        if not data.hasFormat(FEED_MIME):
+            return False
+        n = self.node(parent)
+        return n.kind in ("folder", "root")
+
+    def dropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        if not self.canDropMimeData(data, action, row, column, parent):
+            return False
+        n = self.node(parent)
+        folder = n.title if n.kind == "folder" else None
+        raw = bytes(data.data(FEED_MIME).data()).decode()
+        for part in raw.split(","):
+            if part.strip().isdigit():
+                self.feedDropped.emit(int(part), folder)
+        # The window writes and reloads; returning False stops the view from
+        # removing the dragged row itself.
+        return False
+
+
+# -- the article list -------------------------------------------------------
+
+
+COLUMNS = ("Title", "Feed", "Date")
+COL_TITLE, COL_FEED, COL_DATE = range(3)
+PAGE = 200
+
+
+def format_when(t: float, now: float | None = None) -> str:
+    d = dt.datetime.fromtimestamp(t)
+    n = dt.datetime.fromtimestamp(time.time() if now is None else now)
+    if d.date() == n.date():
+        return d.strftime("%H:%M")
+    if d.date() == (n - dt.timedelta(days=1)).date():
+        return "Yesterday"  # the tooltip has the full date
+    if (n.date() - d.date()).days < 7 and d <= n:
+        return d.strftime("%a %H:%M")
+    if d.year == n.year:
+        return d.strftime("%d %b")
+    return d.strftime("%d %b %Y")
+
+
+class ArticleListModel(QAbstractTableModel):
+    """A lazy, sortable article list over ``Store.entry_ids`` / ``Store.entry_rows``.
+
+    ``set_query(feed_ids=..., unread=..., starred=..., search=...)`` replaces the
+    list. Sorting by date is done by SQLite; by title or feed it loads the rows
+    of the current list (once) and sorts in Python.
+    """
+
+    def __init__(
+        self, store: Any, parent: Any = None, *, now: Callable[[], float] = time.time
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self._now = now
+        self._ids: list[int] = []
+        self._pos: dict[int, int] = {}
+        self._cache: dict[int, Any] = {}
+        self._query: dict[str, Any] = {}
+        self._sort_col = COL_DATE
+        self._sort_order = Qt.SortOrder.DescendingOrder
+        self._feed_titles: dict[int, str] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._icons: dict[str, QIcon] = {}
+        self.reload_feed_titles()
+
+    # -- data loading ---------------------------------------------------
+
+    def reload_feed_titles(self) -> None:
+        self._feed_titles = {f.id: f.display_title for f in self.store.feeds()}
+
+    def _query_ids(self) -> list[int]:
+        oldest = self._sort_col == COL_DATE and self._sort_order == Qt.SortOrder.AscendingOrder
+        ids: list[int] = self.store.entry_ids(oldest_first=oldest, **self._query)
+        if self._sort_col in (COL_TITLE, COL_FEED) and ids:
+            rows = self.store.entry_rows(ids)
+            self._cache.update(rows)
+
+            def key(i: int) -> tuple[str, float]:
+                r = rows.get(i)
+                if r is None:
+                    return ("", 0.0)
+                text = (
+                    r.title if self._sort_col == COL_TITLE else self._feed_titles.get(r.feed_id, "")
+                )
+                return (text.casefold(), -r.sort_time)
+
+            ids.sort(key=key, reverse=self._sort_order == Qt.SortOrder.DescendingOrder)
+        return ids
+
+    def set_query(self, **query: Any) -> None:
+        """Replace the list: the arguments go to ``Store.entry_ids``."""
+        self.beginResetModel()
+        self._query = {k: v for k, v in query.items() if v not in (None, False, "")}
+        self._cache.clear()
+        self._set_ids(self._query_ids())
+        self.endResetModel()
+
+    def query(self) -> dict[str, Any]:
+        return dict(self._query)
+
+    def _set_ids(self, ids: list[int]) -> None:
+        self._ids = ids
+        self._pos = {i: r for r, i in enumerate(ids)}
+
+    def requery(self) -> list[int]:
+        """Re-run the query; new ids are inserted (at the top when newest-first),
+        ids no longer matching stay (an item read a moment ago does not vanish
+        under the cursor). Returns the ids that were added."""
+        fresh = self._query_ids()
+        new = [i for i in fresh if i not in self._pos]
+        if not new:
+            return []
+        newest_first = (
+            self._sort_col == COL_DATE and self._sort_order == Qt.SortOrder.DescendingOrder
+        )
+        if newest_first:
+            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+            self._set_ids(new + self._ids)
+            self.endInsertRows()
+        else:
+            self.beginResetModel()
+            # Everything that matches now, plus rows already shown (they stay put).
+            matching = set(fresh)
+            self._set_ids(fresh + [i for i in self._ids if i not in matching])
+            self.endResetModel()
+        return new
+
+    def _row(self, r: int) -> Any:
+        eid = self._ids[r]
+        row = self._cache.get(eid)
+        if row is None:
+            start = max(0, r - PAGE // 4)
+            page = [i for i in self._ids[start : start + PAGE] if i not in self._cache]
+            self._cache.update(self.store.entry_rows(page))
+            row = self._cache.get(eid)
+        return row
+
+    def refresh_ids(self, ids: Iterable[int]) -> None:
+        """Reload these entries' rows (after read/star changes) and repaint them."""
+        ids = [i for i in ids if i in self._pos]
+        if not ids:
+            return
+        self._cache.update(self.store.entry_rows(ids))
+        for i in ids:
+            r = self._pos[i]
+            self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
+
+    def invalidate(self) -> None:
+        """Forget every cached row (e.g. after "mark all read") and repaint."""
+        self._cache.clear()
+        if self._ids:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self._ids) - 1, len(COLUMNS) - 1)
+            )
+
+    # -- lookups --------------------------------------------------------
+
+    def ids(self) -> list[int]:
+        return list(self._ids)
+
+    def entry_id(self, row: int) -> int:
+        return self._ids[row]
+
+    def row_of(self, entry_id: int) -> int:
+        return self._pos.get(entry_id, -1)
+
+    def entry_row(self, row: int) -> Any:
+        return self._row(row)
+
+    def cached_rows(self) -> int:
+        return len(self._cache)
+
+    # -- Qt model API ----------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(COLUMNS)
+        ):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self._ids)):
+            return None
+        r = index.row()
+        if role == EntryIdRole:
+            return self._ids[r]
+        row = self._row(r)
+        if row is None:  # deleted meanwhile (feed removed)
+            return None if role != Qt.ItemDataRole.DisplayRole else ""
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == COL_TITLE:
+                return row.title or "(untitled)"
+            if col == COL_FEED:
+                return self._feed_titles.get(row.feed_id, "")
+            return format_when(row.sort_time, self._now())
+        if role == Qt.ItemDataRole.FontRole:
+            return None if row.read else self._bold
+        if role == Qt.ItemDataRole.DecorationRole and col == COL_TITLE:
+            return self._state_icon(row)
+        if role == Qt.ItemDataRole.ForegroundRole and col != COL_TITLE:
+            return QApplication.palette().brush(QPalette.ColorRole.PlaceholderText)
+        if role == Qt.ItemDataRole.ToolTipRole and col == COL_DATE:
+            return dt.datetime.fromtimestamp(row.sort_time).strftime("%A %d %B %Y, %H:%M")
+        if role == Qt.ItemDataRole.ToolTipRole and col == COL_TITLE:
+            return row.title or None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_DATE:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.AccessibleTextRole and col == COL_TITLE:
+            state = ", ".join(
+                s for s, on in (("unread", not row.read), ("starred", row.starred)) if on
+            )
+            return f"{row.title}{', ' + state if state else ''}"
+        if role == RowRole:
+            return row
+        return None
+
+    def _state_icon(self, row: Any) -> QIcon:
+        k = "star" if row.starred else "unread" if not row.read else "none"
+        icon = self._icons.get(k)
+        if icon is None:
+            if k == "star":
+                icon = star_icon(STAR_COLOR)
+            elif k == "unread":
+                icon = _dot_icon(UNREAD_COLOR)
+            else:
+                icon = _dot_icon(None)
+            self._icons[k] = icon
+        return icon
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMNS):
+            return
+        if (column, order) == (self._sort_col, self._sort_order) and self._ids:
+            return
+        self.layoutAboutToBeChanged.emit()
+        old_persistent = self.persistentIndexList()
+        old_ids = [self._ids[i.row()] if i.row() < len(self._ids) else -1 for i in old_persistent]
+        self._sort_col, self._sort_order = column, order
+        if self._query or self._ids:
+            self._set_ids(self._query_ids())
+        new = [
+            self.index(self._pos[i], p.column()) if i in self._pos else QModelIndex()
+            for i, p in zip(old_ids, old_persistent, strict=True)
+        ]
+        self.changePersistentIndexList(old_persistent, new)
+        self.layoutChanged.emit()
+
+    def sort_state(self) -> tuple[int, Qt.SortOrder]:
+        return self._sort_col, self._sort_order
+
+
+def icon_size() -> QSize:
+    return QSize(ICON_PX, ICON_PX)

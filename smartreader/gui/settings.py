@@ -1,0 +1,383 @@
+"""The Settings dialog: request budget with live delay feedback, and app preferences.
+
+Moving the budget shows at once what it buys: the expected mean delay across your
+feeds with smart polling, next to what a fixed interval would give for the same
+number of requests (``updater.estimate_delay_for_budget``, a cheap in-memory
+computation), and a small delay-vs-budget curve.
+
+Scheduling settings live in SQLite (``budget_per_day``, ``min_interval``); UI
+preferences (notifications, tray icon, theme) go to ``prefs`` when given (a
+``QSettings``, a mapping, or any object with ``get``/``set``), else to the store
+under ``ui.*`` keys. Nothing is applied to the running scheduler from here: on
+accept the dialog emits what changed and the main window forwards it to the
+scheduler thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from smartreader.gui.charts import DelayBudgetChart, humanize_duration
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET = 1000.0
+DEFAULT_MIN_INTERVAL = 15 * 60.0
+BUDGET_MIN = 1
+BUDGET_MAX = 100_000
+MIN_INTERVAL_MIN = 1  # minutes
+MIN_INTERVAL_MAX = 24 * 60
+THEMES = (("system", "Same as the system"), ("light", "Light"), ("dark", "Dark"))
+CURVE_POINTS = 20
+
+# Slider positions map to budgets on a log scale: fine steps at 20/day, coarse at 20000.
+_SLIDER_STEPS = 1000
+
+
+def _slider_to_budget(pos: int) -> int:
+    lo, hi = math.log10(BUDGET_MIN), math.log10(BUDGET_MAX)
+    return round(10 ** (lo + (hi - lo) * pos / _SLIDER_STEPS))
+
+
+def _budget_to_slider(budget: float) -> int:
+    lo, hi = math.log10(BUDGET_MIN), math.log10(BUDGET_MAX)
+    b = min(max(budget, BUDGET_MIN), BUDGET_MAX)
+    return round((math.log10(b) - lo) / (hi - lo) * _SLIDER_STEPS)
+
+
+def curve_budgets(center: float, n: int = CURVE_POINTS) -> list[float]:
+    """``n`` log-spaced budgets from center/10 to center×10 (clamped to the allowed range)."""
+    lo = math.log10(max(BUDGET_MIN, center / 10))
+    hi = math.log10(min(BUDGET_MAX, center * 10))
+    if hi - lo < 1:
+        hi = min(math.log10(BUDGET_MAX), lo + 1)
+    return [10 ** (lo + (hi - lo) * i / (n - 1)) for i in range(n)]
+
+
+class _Prefs:
+    """Reads/writes UI preferences wherever the caller keeps them."""
+
+    def __init__(self, store: Any, prefs: Any | None) -> None:
+        self.store = store
+        self.prefs = prefs
+
+    def get(self, key: str, default: Any) -> Any:
+        p = self.prefs
+        try:
+            if p is None:
+                value = self.store.get_setting("ui." + key, default)
+            elif isinstance(p, QSettings):
+                value = p.value(key, default)
+            elif isinstance(p, dict):
+                value = p.get(key, default)
+            else:
+                value = p.get(key, default)
+        except Exception:
+            log.exception("reading preference %s failed", key)
+            return default
+        if isinstance(default, bool) and isinstance(value, str):
+            return value.lower() in ("1", "true", "yes", "on")
+        return default if value is None else value
+
+    def set(self, key: str, value: Any) -> None:
+        p = self.prefs
+        if p is None:
+            self.store.set_setting("ui." + key, value)
+        elif isinstance(p, QSettings):
+            p.setValue(key, value)
+        elif isinstance(p, dict):
+            p[key] = value
+        else:
+            p.set(key, value)
+
+
+class SettingsDialog(QDialog):
+    """Request budget, minimum interval, notifications, tray icon, theme, data folder.
+
+    Signals (emitted on accept, only for values that changed):
+        budgetChanged(float): requests per day.
+        minIntervalChanged(float): seconds.
+        themeChanged(str): "system", "light" or "dark".
+        notificationsChanged(bool)
+        trayIconChanged(bool)
+    """
+
+    budgetChanged = Signal(float)
+    minIntervalChanged = Signal(float)
+    themeChanged = Signal(str)
+    notificationsChanged = Signal(bool)
+    trayIconChanged = Signal(bool)
+
+    def __init__(
+        self,
+        store: Any,
+        updater: Any,
+        prefs: Any | None = None,
+        parent: QWidget | None = None,
+        *,
+        open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.store = store
+        self.updater = updater
+        self._prefs = _Prefs(store, prefs)
+        self._open_url = open_url
+
+        self._initial_budget = float(store.get_setting("budget_per_day", DEFAULT_BUDGET))
+        self._initial_min_interval = float(store.get_setting("min_interval", DEFAULT_MIN_INTERVAL))
+        self._initial_notify = bool(self._prefs.get("notifications", True))
+        self._initial_tray = bool(self._prefs.get("tray_icon", True))
+        self._initial_theme = str(self._prefs.get("theme", "system"))
+        self._curve_center: float | None = None
+
+        root = QVBoxLayout(self)
+        root.setSpacing(10)
+        root.addWidget(self._build_polling())
+        root.addWidget(self._build_app())
+        root.addWidget(self._build_data())
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
+            self._restore_defaults
+        )
+        self.buttons = buttons
+        root.addWidget(buttons)
+
+        # Estimates follow the slider at most every 60 ms (each is a short computation).
+        self._estimate_timer = QTimer(self)
+        self._estimate_timer.setSingleShot(True)
+        self._estimate_timer.setInterval(60)
+        self._estimate_timer.timeout.connect(self._update_estimate)
+        self._set_budget_widgets(self._initial_budget)
+        self._update_estimate()
+        self.setMinimumWidth(560)
+        self.resize(self.minimumSizeHint().expandedTo(self.sizeHint()))
+
+    # -- layout ------------------------------------------------------------
+
+    def _build_polling(self) -> QGroupBox:
+        box = QGroupBox("Smart polling")
+        lay = QVBoxLayout(box)
+        intro = QLabel(
+            "How many requests smartreader may send per day, over all your feeds. "
+            "They go where posts are expected, so a feed that posts every weekday "
+            "morning is checked just after it does."
+        )
+        intro.setWordWrap(True)
+        intro.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        lay.addWidget(intro)
+
+        row = QHBoxLayout()
+        self.budget_slider = QSlider(Qt.Orientation.Horizontal)
+        self.budget_slider.setRange(0, _SLIDER_STEPS)
+        self.budget_slider.setToolTip("Requests per day (logarithmic)")
+        self.budget_spin = QSpinBox()
+        self.budget_spin.setRange(BUDGET_MIN, BUDGET_MAX)
+        self.budget_spin.setSuffix(" requests/day")
+        self.budget_spin.setAccelerated(True)
+        self.budget_spin.setKeyboardTracking(False)
+        row.addWidget(QLabel("Request budget:"))
+        row.addWidget(self.budget_slider, 1)
+        row.addWidget(self.budget_spin)
+        lay.addLayout(row)
+        self.budget_slider.valueChanged.connect(self._slider_moved)
+        self.budget_spin.valueChanged.connect(self._spin_changed)
+
+        self.estimate = QLabel()
+        self.estimate.setWordWrap(True)
+        self.estimate.setTextFormat(Qt.TextFormat.RichText)
+        self.estimate.setMinimumHeight(self.fontMetrics().height() * 2 + 4)
+        lay.addWidget(self.estimate)
+
+        self.curve = DelayBudgetChart()
+        self.curve.setMinimumHeight(170)
+        lay.addWidget(self.curve)
+
+        form = QFormLayout()
+        self.min_interval = QSpinBox()
+        self.min_interval.setRange(MIN_INTERVAL_MIN, MIN_INTERVAL_MAX)
+        self.min_interval.setSuffix(" min")
+        self.min_interval.setValue(max(1, round(self._initial_min_interval / 60)))
+        self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
+        form.addRow("Minimum interval per feed:", self.min_interval)
+        lay.addLayout(form)
+        return box
+
+    def _build_app(self) -> QGroupBox:
+        box = QGroupBox("Application")
+        form = QFormLayout(box)
+        self.notifications = QCheckBox("Notify me of new items and missed-item alerts")
+        self.notifications.setChecked(self._initial_notify)
+        self.tray = QCheckBox("Show an icon with the unread count in the system tray")
+        self.tray.setChecked(self._initial_tray)
+        self.theme = QComboBox()
+        for key, label in THEMES:
+            self.theme.addItem(label, key)
+        i = self.theme.findData(self._initial_theme)
+        self.theme.setCurrentIndex(max(0, i))
+        form.addRow(self.notifications)
+        form.addRow(self.tray)
+        form.addRow("Theme:", self.theme)
+        return box
+
+    def _build_data(self) -> QGroupBox:
+        box = QGroupBox("Data")
+        row = QHBoxLayout(box)
+        self.data_folder = QLineEdit(str(self.data_dir()))
+        self.data_folder.setReadOnly(True)
+        self.data_folder.setToolTip("Where your feeds and articles are stored")
+        self.open_folder = QPushButton("Open folder")
+        self.open_folder.clicked.connect(self._open_folder)
+        row.addWidget(QLabel("Folder:"))
+        row.addWidget(self.data_folder, 1)
+        row.addWidget(self.open_folder)
+        return box
+
+    def data_dir(self) -> Path:
+        path = getattr(self.store, "path", None)
+        return Path(path).parent if path is not None else Path.cwd()
+
+    # -- budget feedback --------------------------------------------------
+
+    def budget(self) -> float:
+        return float(self.budget_spin.value())
+
+    def min_interval_s(self) -> float:
+        return float(self.min_interval.value() * 60)
+
+    def _set_budget_widgets(self, budget: float) -> None:
+        for w in (self.budget_slider, self.budget_spin):
+            w.blockSignals(True)
+        self.budget_spin.setValue(round(budget))
+        self.budget_slider.setValue(_budget_to_slider(budget))
+        for w in (self.budget_slider, self.budget_spin):
+            w.blockSignals(False)
+
+    @Slot(int)
+    def _slider_moved(self, pos: int) -> None:
+        self.budget_spin.blockSignals(True)
+        self.budget_spin.setValue(_slider_to_budget(pos))
+        self.budget_spin.blockSignals(False)
+        self._estimate_timer.start()
+
+    @Slot(int)
+    def _spin_changed(self, value: int) -> None:
+        self.budget_slider.blockSignals(True)
+        self.budget_slider.setValue(_budget_to_slider(value))
+        self.budget_slider.blockSignals(False)
+        self._estimate_timer.start()
+
+    def _estimate(self, budget: float) -> tuple[float, float] | None:
+        try:
+            smart, fixed = self.updater.estimate_delay_for_budget(float(budget))
+        except Exception:
+            log.exception("estimating the delay for a budget of %s failed", budget)
+            return None
+        return float(smart), float(fixed)
+
+    @Slot()
+    def _update_estimate(self) -> None:
+        b = self.budget()
+        est = self._estimate(b)
+        if est is None or not (math.isfinite(est[0]) and math.isfinite(est[1])):
+            self.estimate.setText("<i>No estimate yet: subscribe to feeds first.</i>")
+        else:
+            smart, fixed = est
+            gain = ""
+            if fixed > 0 and smart < fixed:
+                gain = f" — <b>{100 * (1 - smart / fixed):.0f} % shorter</b>"
+            self.estimate.setText(
+                f"With <b>{b:,.0f}</b> requests/day, new items reach you after "
+                f"<b>{humanize_duration(smart)}</b> on average; checking every feed at "
+                f"a fixed interval with the same requests: {humanize_duration(fixed)}{gain}."
+            )
+        self._update_curve(b)
+
+    def _update_curve(self, budget: float) -> None:
+        c = self._curve_center
+        if c is None or not (c / 6 <= budget <= c * 6):
+            # (Re)compute ~20 points around the budget; cheap, and only when the
+            # marker nears the edge of the drawn range.
+            self._curve_center = budget
+            pts = []
+            for b in curve_budgets(budget):
+                est = self._estimate(b)
+                if est is not None:
+                    pts.append((b, *est))
+            self.curve.set_points(
+                [p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts], budget
+            )
+        else:
+            self.curve.set_current(budget)
+
+    # -- actions ------------------------------------------------------------
+
+    @Slot()
+    def _open_folder(self) -> None:
+        self._open_url(QUrl.fromLocalFile(str(self.data_dir())))
+
+    @Slot()
+    def _restore_defaults(self) -> None:
+        self._set_budget_widgets(DEFAULT_BUDGET)
+        self.min_interval.setValue(round(DEFAULT_MIN_INTERVAL / 60))
+        self.notifications.setChecked(True)
+        self.tray.setChecked(True)
+        self.theme.setCurrentIndex(0)
+        self._update_estimate()
+
+    def accept(self) -> None:
+        budget = self.budget()
+        min_interval = self.min_interval_s()
+        theme = str(self.theme.currentData())
+        notify = self.notifications.isChecked()
+        tray = self.tray.isChecked()
+        try:
+            if budget != self._initial_budget:
+                self.store.set_setting("budget_per_day", budget)
+            if min_interval != self._initial_min_interval:
+                self.store.set_setting("min_interval", min_interval)
+            self._prefs.set("notifications", notify)
+            self._prefs.set("tray_icon", tray)
+            self._prefs.set("theme", theme)
+        except Exception:
+            log.exception("saving settings failed")
+        super().accept()
+        if budget != self._initial_budget:
+            self.budgetChanged.emit(budget)
+        if min_interval != self._initial_min_interval:
+            self.minIntervalChanged.emit(min_interval)
+        if theme != self._initial_theme:
+            self.themeChanged.emit(theme)
+        if notify != self._initial_notify:
+            self.notificationsChanged.emit(notify)
+        if tray != self._initial_tray:
+            self.trayIconChanged.emit(tray)

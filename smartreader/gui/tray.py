@@ -1,0 +1,237 @@
+"""The system-tray icon: unread count painted on the icon, a small menu, and
+notifications for new items and missed-item alerts.
+
+Created only where ``QSystemTrayIcon.isSystemTrayAvailable()``; elsewhere
+``TrayIcon`` is inert (``available`` is False) so callers need no special case.
+Results from background polling are gathered for a moment and announced in one
+message, so a run that updates 30 feeds makes one notification, not 30; manual
+refreshes are not announced (the user is looking).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QIcon,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+)
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from smartreader.gui.alerts import notify
+
+log = logging.getLogger(__name__)
+
+ICON_SIZE = 64
+
+
+def app_icon(size: int = ICON_SIZE) -> QIcon:
+    """The smartreader mark: the feed symbol on an orange rounded square."""
+    pm = QPixmap(size, size)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    s = float(size)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QColor("#f26522"))
+    p.drawRoundedRect(QRectF(s * 0.04, s * 0.04, s * 0.92, s * 0.92), s * 0.2, s * 0.2)
+    white = QColor("white")
+    p.setBrush(white)
+    p.drawEllipse(QPointF(s * 0.3, s * 0.7), s * 0.085, s * 0.085)
+    pen = QPen(white, s * 0.11, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+    p.setPen(pen)
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    for r in (0.27, 0.47):
+        path = QPainterPath()
+        rect = QRectF(s * (0.3 - r), s * (0.7 - r), 2 * s * r, 2 * s * r)
+        path.arcMoveTo(rect, 90)
+        path.arcTo(rect, 90, -90)
+        p.drawPath(path)
+    p.end()
+    return QIcon(pm)
+
+
+def badge_icon(base: QIcon, count: int, size: int = ICON_SIZE) -> QIcon:
+    """``base`` with the unread ``count`` in a red badge (99+ beyond 99)."""
+    pm = base.pixmap(size, size)
+    if count <= 0:
+        return QIcon(pm)
+    text = str(count) if count < 100 else "99+"
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    f = QFont()
+    f.setPixelSize(int(size * (0.42 if len(text) < 3 else 0.34)))
+    f.setBold(True)
+    p.setFont(f)
+    w = max(size * 0.56, p.fontMetrics().horizontalAdvance(text) + size * 0.18)
+    h = size * 0.56
+    rect = QRectF(size - w, size - h, w, h)
+    p.setPen(QPen(QColor("white"), size * 0.04))
+    p.setBrush(QColor("#d32f2f"))
+    p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), h / 2, h / 2)
+    p.setPen(QColor("white"))
+    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    p.end()
+    return QIcon(pm)
+
+
+class TrayIcon(QObject):
+    """Tray icon with unread badge, menu and notifications.
+
+    Signals:
+        showRequested(): the icon was clicked or "Open smartreader" chosen.
+        refreshRequested(): "Refresh all" chosen.
+        quitRequested(): "Quit" chosen.
+        messageClicked(): a notification was clicked.
+    """
+
+    showRequested = Signal()
+    refreshRequested = Signal()
+    quitRequested = Signal()
+    messageClicked = Signal()
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        base_icon: QIcon | None = None,
+        title_for: Callable[[int], str] | None = None,
+        notifications: bool = True,
+        gather_ms: int = 1500,
+    ) -> None:
+        super().__init__(parent)
+        self.base_icon = base_icon if base_icon is not None else app_icon()
+        self.title_for = title_for or (lambda fid: f"Feed #{fid}")
+        self.notifications = notifications
+        self.unread = 0
+        self._new: Counter[int] = Counter()
+        self._gather = QTimer(self)
+        self._gather.setSingleShot(True)
+        self._gather.setInterval(gather_ms)
+        self._gather.timeout.connect(self._flush)
+        self.tray: QSystemTrayIcon | None = None
+        self.menu: QMenu | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self._create()
+
+    @property
+    def available(self) -> bool:
+        return self.tray is not None
+
+    def _create(self) -> None:
+        self.tray = QSystemTrayIcon(self.base_icon, self)
+        self.tray.setToolTip("smartreader")
+        self.menu = QMenu()
+        actions = (
+            ("Open smartreader", self.showRequested),
+            ("Refresh all", self.refreshRequested),
+            (None, None),
+            ("Quit", self.quitRequested),
+        )
+        for text, signal in actions:
+            if text is None:
+                self.menu.addSeparator()
+                continue
+            act = QAction(text, self.menu)
+            act.triggered.connect(signal)
+            self.menu.addAction(act)
+        self.tray.setContextMenu(self.menu)
+        self.tray.activated.connect(self._activated)
+        self.tray.messageClicked.connect(self.messageClicked)
+
+    def show(self) -> None:
+        if self.tray is not None:
+            self.tray.show()
+
+    def hide(self) -> None:
+        if self.tray is not None:
+            self.tray.hide()
+
+    def set_visible(self, visible: bool) -> None:
+        self.show() if visible else self.hide()
+
+    def set_notifications(self, enabled: bool) -> None:
+        self.notifications = bool(enabled)
+        if not enabled:
+            self._new.clear()
+            self._gather.stop()
+
+    @Slot(int)
+    def set_unread(self, count: int) -> None:
+        self.unread = max(0, int(count))
+        if self.tray is not None:
+            self.tray.setIcon(badge_icon(self.base_icon, self.unread))
+            self.tray.setToolTip(
+                f"smartreader — {self.unread} unread" if self.unread else "smartreader"
+            )
+
+    @Slot(object)
+    def on_feed_updated(self, result: Any) -> None:
+        """Connect to ``SchedulerThread.feedUpdated``: gathers new items of
+        background updates into one notification."""
+        if result.manual or result.new_entries <= 0 or not self.notifications:
+            return
+        self._new[int(result.feed_id)] += int(result.new_entries)
+        self._gather.start()
+
+    @Slot(object)
+    def on_alert(self, result: Any) -> None:
+        """Connect to ``SchedulerThread.alertRaised``."""
+        if not self.notifications:
+            return
+        n = max(1, round(float(result.missed_estimate)))
+        notify(
+            self.tray,
+            f"Items missed in {self.title_for(int(result.feed_id))}",
+            f"About {n} item{'s' if n != 1 else ''} scrolled out of the feed before they "
+            "were seen; it will be checked more often.",
+            warning=True,
+        )
+
+    def pending(self) -> dict[int, int]:
+        return dict(self._new)
+
+    def new_items_message(self) -> tuple[str, str] | None:
+        if not self._new:
+            return None
+        total = sum(self._new.values())
+        feeds = self._new.most_common()
+        title = f"{total} new item{'s' if total != 1 else ''}"
+        parts = [f"{self.title_for(fid)} ({n})" for fid, n in feeds[:4]]
+        if len(feeds) > 4:
+            parts.append(f"and {len(feeds) - 4} more feeds")
+        return title, ", ".join(parts)
+
+    @Slot()
+    def _flush(self) -> None:
+        msg = self.new_items_message()
+        self._new.clear()
+        if msg is not None:
+            notify(self.tray, *msg)
+
+    @Slot(QSystemTrayIcon.ActivationReason)
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.showRequested.emit()
+
+    def dispose(self) -> None:
+        """Remove the icon (at quit) and drop pending notifications."""
+        self._gather.stop()
+        if self.tray is not None:
+            self.tray.hide()
+        if self.menu is not None:
+            self.menu.deleteLater()
+            self.menu = None

@@ -1,0 +1,82 @@
+"""Budget split: Sia & Cho's √(w·λ) rule with Han et al.'s capacity floor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smartreader.core.allocation import allocate, capacity_floor
+
+
+def test_square_root_rule_when_nothing_binds():
+    rates = np.array([1.0, 4.0, 16.0, 64.0])
+    k, starved = allocate(rates, np.ones(4), np.zeros(4), np.full(4, 1e6), 30.0)
+    assert k.sum() == pytest.approx(30.0)
+    assert k / k[0] == pytest.approx([1.0, 2.0, 4.0, 8.0], rel=1e-6)
+    assert not starved.any()
+
+
+def test_weight_enters_under_the_root():
+    k, _ = allocate(np.array([4.0, 4.0]), np.array([1.0, 4.0]), np.zeros(2), np.full(2, 1e6), 9.0)
+    assert k[1] / k[0] == pytest.approx(2.0)
+
+
+def test_floors_and_ceilings_bind_and_the_rest_is_redistributed():
+    rates = np.array([0.0001, 1.0, 100.0])
+    floors = np.array([1.0, 0.0, 0.0])
+    ceil = np.array([1e6, 1e6, 5.0])
+    k, starved = allocate(rates, np.ones(3), floors, ceil, 20.0)
+    assert k[0] == pytest.approx(1.0)
+    assert k[2] == pytest.approx(5.0)
+    assert k.sum() == pytest.approx(20.0)
+    assert not starved.any()
+
+
+def test_budget_is_never_exceeded_when_floors_cannot_be_met():
+    floors = np.full(10, 2.0)
+    k, starved = allocate(np.linspace(1, 10, 10), np.ones(10), floors, np.full(10, 100.0), 8.0)
+    assert k.sum() <= 8.0 + 1e-9
+    assert starved.any()
+    assert (k > 0).all()
+
+
+def test_capacity_floor_keeps_a_gap_within_the_window():
+    # 200 items on the busiest day, a window of 20: with margin ½ a gap may hold ≤ 10
+    assert capacity_floor(np.array([200.0]), np.array([20.0]), 0.5)[0] == pytest.approx(20.0)
+    assert capacity_floor(np.array([200.0]), np.array([np.inf]), 0.5)[0] == 0.0
+
+
+def test_capacity_floor_beats_the_square_root_share():
+    rates = np.array([150.0, 20.0, 20.0, 20.0])
+    floors = capacity_floor(rates, np.array([10.0, 20.0, 20.0, 20.0]), 0.5)
+    k_plain, _ = allocate(rates, np.ones(4), np.zeros(4), np.full(4, 96.0), 40.0)
+    k_cap, _ = allocate(rates, np.ones(4), floors, np.full(4, 96.0), 40.0)
+    assert k_plain[0] < 30.0 <= k_cap[0] + 1e-9
+    assert k_cap.sum() == pytest.approx(40.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 500),  # rate
+            st.floats(0.1, 10),  # weight
+            st.floats(0, 20),  # floor
+            st.floats(0.01, 200),  # ceiling
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.floats(0, 2000),
+)
+def test_allocation_invariants(rows, budget):
+    r, w, lo, hi = (np.array(c) for c in zip(*rows, strict=True))
+    k, starved = allocate(r, w, lo, hi, budget)
+    assert k.shape == r.shape
+    assert (k >= 0).all()
+    assert k.sum() <= budget * (1 + 1e-9) + 1e-9
+    assert (k <= np.maximum(hi, 1e-9) * (1 + 1e-9)).all()
+    if lo.sum() < budget * 0.999 and (np.minimum(lo, hi) == lo).all():
+        assert not starved.any()

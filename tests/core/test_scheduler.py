@@ -1,0 +1,313 @@
+"""The Scheduler as the app and the replay drive it: budget, hints, back-off, learning."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from smartreader.core.estimator import DAY, HOUR, MONDAY0, WEEK
+from smartreader.core.models import FetchObservation, ItemSighting, ServerHints
+from smartreader.core.scheduler import (
+    FeedExplanation,
+    FetchVerdict,
+    PlanSummary,
+    Scheduler,
+    SchedulerConfig,
+)
+
+T0 = MONDAY0 + 2900 * WEEK  # Monday 00:00 UTC
+
+
+def ok(t, items=(), **hints):
+    return FetchObservation(
+        fetched_at=t, status="ok", items=tuple(items), hints=ServerHints(**hints)
+    )
+
+
+def drive(sched, until, respond=None, start=T0):
+    """The app's loop; returns [(t, fid)] of every fetch handed out."""
+    now = start
+    log = []
+    while True:
+        t = sched.next_wakeup()
+        if t is None or t > until:
+            return log
+        now = max(now, t)
+        for fid in sched.due(now):
+            log.append((now, fid))
+            obs = respond(fid, now) if respond else ok(now)
+            sched.observe(fid, obs)
+
+
+def max_in_24h(times):
+    t = np.sort(np.asarray(times))
+    if t.size == 0:
+        return 0
+    # windows (x − 24 h, x] ending at each fetch
+    return int((np.arange(t.size) - np.searchsorted(t, t - DAY, side="right") + 1).max())
+
+
+def test_budget_is_a_hard_cap_over_any_24h():
+    sched = Scheduler(SchedulerConfig(budget_per_day=30), T0)
+    for i in range(40):
+        sched.add_feed(i, host=f"h{i}")
+    log = drive(sched, T0 + 5 * DAY)
+    assert max_in_24h([t for t, _ in log]) <= 30
+    assert len(log) >= 4 * 30  # and the budget is used
+    s = sched.summary(T0 + 5 * DAY)
+    assert isinstance(s, PlanSummary)
+    assert s.feeds_starved and s.notes  # 40 feeds cannot all get one fetch a day at 30/day
+    assert s.planned_per_day <= 30 + 1e-9
+
+
+def test_manual_fetches_are_outside_the_budget():
+    sched = Scheduler(SchedulerConfig(budget_per_day=5), T0)
+    sched.add_feed("a", host="h")
+    for k in range(10):
+        sched.observe("a", FetchObservation(T0 + k * 60, "ok", manual=True))
+    assert sched.requests_in_last_24h(T0 + 700) == 0
+    assert sched.due(T0 + DAY) == ["a"]
+
+
+def test_intervals_stay_within_min_and_max():
+    cfg = SchedulerConfig(budget_per_day=10_000, min_interval=1800, max_interval=6 * HOUR)
+    sched = Scheduler(cfg, T0)
+    for i in range(5):
+        sched.add_feed(i, host=f"h{i}", capacity=20)
+    log = drive(sched, T0 + 3 * DAY)
+    for i in range(5):
+        ts = np.array([t for t, f in log if f == i])
+        gaps = np.diff(ts)
+        assert gaps.min() >= 1800 - 1e-6
+        assert gaps.max() <= 6 * HOUR + 1e-6
+
+
+def test_per_feed_min_interval_overrides_the_default():
+    sched = Scheduler(SchedulerConfig(budget_per_day=10_000, min_interval=900), T0)
+    sched.add_feed("a", host="h", min_interval=4 * HOUR)
+    rng = np.random.default_rng(0)
+
+    def busy(fid, now):  # a very busy feed would like fetching every 15 min
+        k = int(rng.integers(5, 10))
+        return ok(now, [ItemSighting(f"{now}-{j}", now - j * 60, True) for j in range(k)])
+
+    ts = np.array([t for t, _ in drive(sched, T0 + 2 * DAY, busy)])
+    assert np.diff(ts).min() >= 4 * HOUR - 1e-6
+
+
+def test_retry_after_is_honoured_for_the_feed_and_its_host():
+    sched = Scheduler(SchedulerConfig(budget_per_day=1000), T0)
+    sched.add_feed("a", host="example.org")
+    sched.add_feed("b", host="example.org")
+    sched.add_feed("c", host="other.org")
+    first = sched.due(T0 + 10)
+    assert set(first) >= {"a"}
+    until = T0 + 5 * HOUR
+    v = sched.observe(
+        "a", FetchObservation(T0 + 10, "rate_limited", hints=ServerHints(retry_after=until))
+    )
+    assert v.next_due >= until
+    for fid in first:
+        if fid != "a":
+            sched.observe(fid, ok(T0 + 10))
+    log = drive(sched, T0 + 8 * HOUR, start=T0 + 11)
+    assert all(t >= until for t, f in log if f in ("a", "b"))
+    assert any(f == "c" and t < until for t, f in log)
+
+
+def test_cache_hints_are_honoured_but_capped():
+    cfg = SchedulerConfig(budget_per_day=10_000, cache_hint_cap=3 * HOUR)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("a", host="h")
+    assert sched.due(T0) == ["a"]
+    v = sched.observe("a", ok(T0, cache_until=T0 + 2 * HOUR))
+    assert v.next_due >= T0 + 2 * HOUR
+    assert sched.due(T0 + 2 * HOUR - 1) == []
+    now = v.next_due
+    assert sched.due(now) == ["a"]
+    v = sched.observe("a", ok(now, cache_until=now + 30 * DAY))  # absurd Expires
+    assert now + 3 * HOUR <= v.next_due <= now + cfg.max_interval
+    now = v.next_due
+    assert sched.due(now) == ["a"]
+    v = sched.observe("a", ok(now, ttl_seconds=2 * HOUR))
+    assert v.next_due >= now + 2 * HOUR
+
+
+def test_skip_hours_and_days_are_never_fetched():
+    sched = Scheduler(SchedulerConfig(budget_per_day=10_000), T0)
+    sched.add_feed("a", host="h")
+    skip_h = frozenset(range(8, 20))
+    skip_d = frozenset({5, 6})
+
+    def respond(fid, now):
+        return ok(now, skip_hours=skip_h, skip_days=skip_d)
+
+    log = drive(sched, T0 + 2 * WEEK, respond)
+    later = [t for t, _ in log[1:]]
+    assert len(later) > 14
+    for t in later:
+        assert int((t % DAY) // HOUR) not in skip_h
+        assert int(((t - MONDAY0) % WEEK) // DAY) not in skip_d
+
+
+def test_errors_back_off_exponentially_and_reset_on_success():
+    cfg = SchedulerConfig(budget_per_day=10_000, error_backoff_base=600, max_interval=DAY)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("a", host="h")
+    now = T0
+    gaps = []
+    for _ in range(6):
+        assert sched.due(now) == ["a"]
+        v = sched.observe("a", FetchObservation(now, "error"))
+        gaps.append(v.next_due - now)
+        now = v.next_due
+    # doubling (± 25 % jitter), capped by the maximum interval
+    for a, b in itertools.pairwise(gaps):
+        assert b >= min(1.2 * a, 0.75 * DAY)
+    assert max(gaps) <= DAY + 1e-6
+    assert sched.due(now) == ["a"]
+    v = sched.observe("a", ok(now))
+    assert v.next_due - now <= DAY and "backing off" not in " ".join(sched.explain("a", now).notes)
+
+
+def test_gone_feeds_are_never_fetched_again():
+    sched = Scheduler(SchedulerConfig(budget_per_day=100), T0)
+    sched.add_feed("a", host="h")
+    sched.add_feed("b", host="h2")
+    sched.due(T0 + 5)
+    v = sched.observe("a", FetchObservation(T0 + 5, "gone"))
+    sched.observe("b", ok(T0 + 5))
+    assert v.next_due == float("inf")
+    assert all(f != "a" for _, f in drive(sched, T0 + 3 * DAY, start=T0 + 6))
+
+
+def test_an_abandoned_fetch_is_released_and_stays_counted():
+    cfg = SchedulerConfig(budget_per_day=100, inflight_timeout=600)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("a", host="h")
+    assert sched.due(T0) == ["a"]  # the driver never reports back (cancelled)
+    assert sched.due(T0 + 300) == []
+    w = sched.next_wakeup()
+    assert w is not None and w <= T0 + 600
+    sched.due(T0 + 601)  # released: planned again from the abandoned attempt
+    w = sched.next_wakeup()
+    assert w is not None and w < T0 + DAY
+    assert sched.due(w) == ["a"]
+    assert sched.requests_in_last_24h(w) == 2
+
+
+def test_sleep_resume_spreads_overdue_feeds_instead_of_bursting():
+    cfg = SchedulerConfig(budget_per_day=1000, catchup_spacing=5.0)
+    sched = Scheduler(cfg, T0)
+    for i in range(10):
+        sched.add_feed(i, host=f"h{i}")
+    drive(sched, T0 + HOUR)
+    wake = T0 + 3 * DAY  # the laptop slept for three days
+    sched.replan(wake)
+    assert len(sched.due(wake)) == 1
+    log = drive(sched, wake + 60, start=wake)
+    assert len(log) >= 9
+
+
+def test_state_round_trips_and_a_restart_keeps_the_plan():
+    sched = Scheduler(SchedulerConfig(budget_per_day=50), T0)
+    sched.add_feed("a", host="h", capacity=20)
+    sched.add_feed("b", host="h2", capacity=20)
+
+    def daily_at_9(fid, now):
+        day0 = T0 + ((now - T0) // DAY) * DAY
+        pubs = [day0 - DAY + 9 * HOUR + k * 60 for k in range(3)] + [
+            day0 + 9 * HOUR + k * 60 for k in range(3)
+        ]
+        items = [ItemSighting(f"{p}", p, True) for p in pubs if p <= now]
+        return ok(now, items)
+
+    drive(sched, T0 + 2 * WEEK, daily_at_9)
+    now = T0 + 2 * WEEK
+    state = json.loads(json.dumps(sched.export_state("a")))
+    other = Scheduler(SchedulerConfig(budget_per_day=50), now)
+    other.add_feed("a", host="h", capacity=20, state=state, last_fetch=state["last_fetch"])
+    assert other.export_state("a") == sched.export_state("a")
+    ex1, ex2 = sched.explain("a", now), other.explain("a", now)
+    assert np.allclose(ex1.lambda_week, ex2.lambda_week, rtol=1e-4)
+
+
+def test_learns_when_a_feed_publishes_and_fetches_just_after():
+    sched = Scheduler(SchedulerConfig(budget_per_day=8), T0)
+    sched.add_feed("a", host="h", capacity=50)
+    sched.add_feed("quiet", host="q", capacity=50)
+    rng = np.random.default_rng(1)
+    arrivals = np.sort(
+        np.concatenate([T0 + d * DAY + 9 * HOUR + rng.uniform(0, HOUR, 6) for d in range(28)])
+    )
+
+    def respond(fid, now):
+        if fid == "quiet":
+            return ok(now)
+        seen = arrivals[arrivals <= now][-50:]
+        prev = respond.last.get(fid, -np.inf)
+        respond.last[fid] = now
+        return ok(now, [ItemSighting(f"{p}", p, p > prev) for p in seen])
+
+    respond.last = {}
+    drive(sched, T0 + 3 * WEEK, respond)
+    now = T0 + 3 * WEEK
+    ex = sched.explain("a", now)
+    assert isinstance(ex, FeedExplanation)
+    lam = np.array(ex.lambda_week).reshape(7, 24).mean(0)
+    assert int(np.argmax(lam)) == 9
+    assert ex.periodicity > 0.5
+    assert ex.share_per_day > sched.explain("quiet", now).share_per_day
+    planned = np.array(ex.planned)
+    assert planned.size and (np.diff(planned) > 0).all()
+    # every planned day has a fetch just after the 09:00–10:00 burst
+    days = np.unique(((planned - T0) // DAY).astype(int))
+    for d in days:
+        t9 = T0 + d * DAY + 9 * HOUR
+        after = planned[(planned >= t9) & (planned < t9 + 6 * HOUR)]
+        if after.size or planned.max() > t9 + 6 * HOUR:
+            h = (after - t9) / HOUR
+            assert ((h >= 0.95) & (h <= 1.5)).any(), (d, h)
+    assert ex.expected_delay_s < 3 * HOUR
+
+
+def test_missed_items_are_reported_in_the_verdict():
+    sched = Scheduler(SchedulerConfig(budget_per_day=10), T0)
+    sched.add_feed("a", host="h", capacity=10)
+    assert sched.due(T0) == ["a"]
+    sched.observe("a", ok(T0, [ItemSighting(f"o{k}", T0 - k * HOUR, True) for k in range(10)]))
+    now = T0 + 10 * HOUR
+    items = [ItemSighting(f"n{k}", now - k * 360, True) for k in range(10)]  # 10/h
+    v = sched.observe("a", ok(now, items))
+    assert isinstance(v, FetchVerdict)
+    assert v.missed_alert and v.missed_estimate >= 10
+    assert v.missed_from == T0 and v.missed_to == pytest.approx(now - 9 * 360)
+
+
+def test_capacity_floor_gives_a_busy_small_window_extra_fetches():
+    sched = Scheduler(SchedulerConfig(budget_per_day=100, capacity_margin=0.5), T0)
+    lam_busy = np.full(168, 200 / 24)  # 200 items/day, a window of 10
+    sched.add_feed("busy", host="b", capacity=10)
+    for i in range(30):
+        sched.add_feed(i, host=f"h{i}", capacity=10)
+        sched.set_lambda(i, np.full(168, 1 / 24))
+    sched.set_lambda("busy", lam_busy)
+    sched.replan(T0)
+    share = sched.explain("busy", T0).share_per_day
+    # √(wλ) alone would give ≈ 100·√200/(√200 + 30) ≈ 32/day; the window needs 40
+    assert share >= 0.98 * 40  # (λ learned from 10 weeks is shrunk a little)
+    assert sched.summary(T0).planned_per_day <= 100 + 1e-9
+
+
+def test_estimate_delay_for_budget_is_monotone():
+    sched = Scheduler(SchedulerConfig(budget_per_day=50), T0)
+    for i in range(5):
+        sched.add_feed(i, host=f"h{i}")
+        sched.set_lambda(i, np.full(168, (i + 1) / 24))
+    s1, f1 = sched.estimate_delay_for_budget(20)
+    s2, f2 = sched.estimate_delay_for_budget(80)
+    assert s2 < s1 and f2 < f1
+    assert s1 <= f1 * 1.05

@@ -1,0 +1,302 @@
+"""The main window on real widgets, a real Store and Updater, and a local HTTP server."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QDialogButtonBox
+
+from smartreader.core.models import ParsedEntry
+from smartreader.gui.mainwindow import MainWindow
+from smartreader.gui.models import ArticleListModel, FeedTreeModel, UnreadRole
+from smartreader.gui.prefs import Prefs
+from smartreader.storage.store import FetchRecord, Store
+from smartreader.updater import Updater
+from tests.httpserver import Reply
+
+pytestmark = [
+    pytest.mark.qt_log_level_fail("WARNING"),
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+]
+
+
+def rss(n: int, *, prefix: str = "Post", start: int = 1) -> bytes:
+    now = time.time()
+    items = "".join(
+        f"<item><title>{prefix} {i} about {'zebras' if i == 2 else 'cats'}</title>"
+        f"<link>https://example.org/{prefix.lower()}/{i}</link><guid>{prefix}-{i}</guid>"
+        f"<pubDate>{time.strftime('%a, %d %b %Y %H:%M:%S +0000', time.gmtime(now - i * 600))}"
+        f"</pubDate><description>&lt;p&gt;Body of {prefix} {i}&lt;/p&gt;</description></item>"
+        for i in range(start, start + n)
+    )
+    return (
+        f'<?xml version="1.0"?><rss version="2.0"><channel><title>{prefix} feed</title>'
+        f"<link>https://example.org/</link>{items}</channel></rss>"
+    ).encode()
+
+
+def serve(server, path: str, body: bytes) -> str:
+    server.route(path, Reply(body=body, headers={"Content-Type": "application/rss+xml"}))
+    return server.url(path)
+
+
+class Env:
+    def __init__(self, tmp_path, qtbot):
+        self.tmp_path = tmp_path
+        self.qtbot = qtbot
+        self.store = Store(tmp_path / "db.sqlite3")
+        self.updater = Updater(self.store)
+        self.opened: list[str] = []
+        self.windows: list[MainWindow] = []
+
+    def window(self, **kw) -> MainWindow:
+        w = MainWindow(
+            self.store,
+            self.updater,
+            prefs=Prefs.in_dir(self.tmp_path),
+            tray=False,
+            open_url=lambda url: self.opened.append(url.toString()),
+            **kw,
+        )
+        self.qtbot.addWidget(w)
+        w.show()
+        w.activateWindow()  # single-key shortcuts are window shortcuts
+        self.qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+        self.windows.append(w)
+        return w
+
+    def close(self):
+        for w in self.windows:
+            w.close()
+            assert not w.sched.qthread.isRunning(), "scheduler thread left running"
+        self.updater.close()
+        self.store.close()
+
+
+@pytest.fixture
+def env(tmp_path, qtbot):
+    e = Env(tmp_path, qtbot)
+    yield e
+    e.close()
+
+
+def unread_of(win: MainWindow, key: str) -> int:
+    return int(win.tree_model.index_for_key(key).data(UnreadRole))
+
+
+def test_welcome_then_subscribe_fetches_and_entries_appear(env, qtbot, feed_server):
+    url = serve(feed_server, "/a.xml", rss(3))
+    win = env.window()
+    assert "Welcome to smartreader" in win.article_view.html()
+    assert "action:demo" in win.article_view.html()
+    dlg = win.add_feed()
+    dlg.url.setText(url)
+    with qtbot.wait_signal(win.sched.subscribed, timeout=10_000) as sig:
+        dlg.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    fid = sig.args[0]
+    assert win.current_key() == f"feed:{fid}"
+    assert win.list_model.rowCount() == 3
+    assert unread_of(win, f"feed:{fid}") == 3
+    assert unread_of(win, "smart:unread") == 3
+    assert feed_server.requests_for("/a.xml")
+
+
+def test_subscribe_error_is_shown_in_the_dialog(env, qtbot, feed_server):
+    win = env.window()
+    dlg = win.add_feed(feed_server.url("/missing.xml"))
+    with qtbot.wait_signal(win.sched.subscribeFailed, timeout=10_000):
+        dlg.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert dlg.error.isVisible() and "404" in dlg.error.text()
+    assert env.store.feeds() == []
+
+
+@pytest.fixture
+def two_feeds(env, feed_server):
+    a = env.updater.subscribe(serve(feed_server, "/a.xml", rss(3, prefix="Alpha")))
+    b = env.updater.subscribe(serve(feed_server, "/b.xml", rss(2, prefix="Beta")), folder="News")
+    return a, b
+
+
+def test_keyboard_navigation_read_star_and_counts(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    assert win.list_model.rowCount() == 3 and unread_of(win, f"feed:{a}") == 3
+    qtbot.keyClick(win.list, Qt.Key.Key_J)
+    first = win.selected_entry_id()
+    assert first is not None and env.store.entry(first).read
+    assert "Alpha 1" in win.article_view.html()
+    assert unread_of(win, f"feed:{a}") == 2 and unread_of(win, "smart:unread") == 4
+    qtbot.keyClick(win.list, Qt.Key.Key_J)
+    assert "Alpha 2" in win.article_view.html() and unread_of(win, f"feed:{a}") == 1
+    # n moves without opening or marking read
+    qtbot.keyClick(win.list, Qt.Key.Key_N)
+    third = win.selected_entry_id()
+    assert not env.store.entry(third).read and "Alpha 2" in win.article_view.html()
+    qtbot.keyClick(win.list, Qt.Key.Key_K)
+    assert "Alpha 2" in win.article_view.html()
+    # s stars, m toggles read, both reflected in the counts
+    qtbot.keyClick(win.list, Qt.Key.Key_S)
+    sel = win.selected_entry_id()
+    assert env.store.entry(sel).starred and unread_of(win, "smart:starred") == 1
+    qtbot.keyClick(win.list, Qt.Key.Key_M)
+    assert not env.store.entry(sel).read and unread_of(win, f"feed:{a}") == 2
+    # v opens the link in the browser
+    qtbot.keyClick(win.list, Qt.Key.Key_V)
+    assert env.opened == ["https://example.org/alpha/2"]
+    # Shift+P goes to the previous feed (folders come first); Shift+A marks it all read
+    a_is_last = win.tree_model.feed_keys_in_order()[-1] == f"feed:{a}"
+    qtbot.keyClick(win.list, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    assert a_is_last and win.current_key() == f"feed:{a}"
+    qtbot.keyClick(win.list, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
+    assert win.current_key() == f"feed:{_b}"
+    assert unread_of(win, f"feed:{_b}") == 2
+    qtbot.keyClick(win.list, Qt.Key.Key_A, Qt.KeyboardModifier.ShiftModifier)
+    assert unread_of(win, win.current_key()) == 0
+    # ? opens the help overlay, any key closes it
+    qtbot.keyClick(win.list, Qt.Key.Key_Question, Qt.KeyboardModifier.ShiftModifier)
+    assert win.help.isVisible()
+    qtbot.keyClick(win.help, Qt.Key.Key_Escape)
+    assert not win.help.isVisible()
+
+
+def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    assert win.list_model.rowCount() == 5
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    assert win.search.hasFocus()
+    qtbot.keyClicks(win.search, "zebras")
+    assert win.search.text() == "zebras"  # j/k/s/m… typed, not triggered
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 2, timeout=3000)
+    titles = [win.list_model.index(r, 0).data() for r in range(2)]
+    assert all("zebras" in t for t in titles)
+    assert all(not env.store.entry(i).read for i in win.list_model.ids())
+    win.search.clear()
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 5, timeout=3000)
+
+
+def test_selection_and_geometry_are_restored(env, qtbot, two_feeds):
+    _a, b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.resize(761, 701)
+    win.select_feed(b)
+    win.move(1, open_=True)
+    entry = win.selected_entry_id()
+    win.close()
+    win2 = env.window(start_scheduler=False)
+    assert win2.current_key() == f"feed:{b}"
+    assert win2.selected_entry_id() == entry
+    assert (win2.size().width(), win2.size().height()) == (761, 701)
+
+
+def test_missed_items_banner_badge_and_dismiss(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    now = time.time()
+    env.store.record_fetch(
+        FetchRecord(
+            a,
+            now,
+            "ok",
+            entries=[ParsedEntry(f"m{i}", f"m{i}", None, "", now, None, "", "") for i in range(3)],
+            missed_estimate=4.0,
+            missed_from=now - 4 * 3600,
+            missed_to=now - 3600,
+        )
+    )
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    assert win.banner.isVisible()
+    assert "About 4 items" in win.banner.text() and "checks are now more frequent" in (
+        win.banner.text()
+    )
+    assert win.tree_model.index_for_key(f"feed:{a}").data(Qt.ItemDataRole.UserRole + 3) == (
+        "missed"
+    )
+    win.tabs.setCurrentWidget(win.alerts_view)
+    assert len(win.alerts_view.alerts()) == 1
+    win.banner.button.click()
+    assert not win.banner.isVisible() and env.store.alerts() == []
+
+
+def test_activity_tab_follows_the_selected_feed(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.tabs.setCurrentWidget(win.activity)
+    assert win.activity.feed_id() == a
+    assert win.activity.stack.currentWidget() is win.activity.feed_view
+    assert win.activity.feed_view.log_table.item(0, 1).text().startswith("ok")
+    win.select_key("smart:all")
+    assert win.activity.stack.currentWidget() is win.activity.overview
+    assert win.activity.overview.proxy.rowCount() == 2
+
+
+def test_settings_budget_reaches_the_scheduler(env, qtbot, two_feeds):
+    win = env.window()
+    dlg = win.open_settings()
+    dlg.budget_spin.setValue(345)
+    with qtbot.wait_signal(
+        win.sched.statusChanged, timeout=5000, check_params_cb=lambda s: s.budget == 345.0
+    ):
+        dlg.accept()
+    assert env.updater.budget() == 345.0
+    qtbot.waitUntil(lambda: "/ 345 requests" in win.budget_label.text(), timeout=3000)
+
+
+def test_opml_export_then_import(env, qtbot, two_feeds, tmp_path, feed_server):
+    win = env.window(start_scheduler=False)
+    path = win.export_opml(str(tmp_path / "subs.opml"))
+    assert path is not None and b"/b.xml" in path.read_bytes()
+    serve(feed_server, "/c.xml", rss(1, prefix="Gamma"))
+    extra = path.read_text().replace("/b.xml", "/c.xml")
+    (tmp_path / "more.opml").write_text(extra)
+    assert win.import_opml(str(tmp_path / "more.opml")) == 1  # a and b already there
+    assert len(env.store.feeds()) == 3
+
+
+def test_refresh_fetches_new_items_while_running(env, qtbot, feed_server):
+    url = serve(feed_server, "/live.xml", rss(2, prefix="Live"))
+    fid = env.updater.subscribe(url)
+    win = env.window()
+    win.select_feed(fid)
+    assert win.list_model.rowCount() == 2
+    serve(feed_server, "/live.xml", rss(3, prefix="Live"))
+    with qtbot.wait_signal(win.sched.updateFinished, timeout=10_000):
+        win.refresh_current()
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 3, timeout=3000)
+    assert unread_of(win, f"feed:{fid}") == 3
+
+
+def test_close_mid_update_leaves_no_thread_running(env, qtbot, feed_server):
+    feed_server.route("/slow.xml", Reply(body=rss(1), delay=1.0))
+    fid = env.store.add_feed(feed_server.url("/slow.xml"))
+    env.updater.feed_changed(fid)
+    win = env.window()
+    with qtbot.wait_signal(win.sched.updateStarted, timeout=5000):
+        win.refresh_all()
+    win.close()
+    assert win.sched.qthread.isFinished()
+    assert not win._refresh_timer.isActive() and not win._clock.isActive()
+
+
+def test_models_pass_qtmodeltester(env, qtmodeltester, two_feeds):
+    tree = FeedTreeModel(env.store)
+    qtmodeltester.check(tree)
+    lst = ArticleListModel(env.store)
+    lst.set_query()
+    qtmodeltester.check(lst)
+
+
+def test_tree_context_menu_lists_feed_actions(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    assert win.act_props in win.actions() and win.act_delete in win.actions()
+    win.delete_node(confirm=False)
+    assert [f.id for f in env.store.feeds()] != [] and a not in [f.id for f in env.store.feeds()]
+    assert win.current_key() == "smart:unread"
+    assert QPoint  # imported for context-menu tests on platforms with menus
