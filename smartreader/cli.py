@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the app on a temporary data folder with a local demo feed server",
     )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check this install: open the demo offscreen, fetch from its local server, "
+        "render the window, exit 0 (1 with a message on failure)",
+    )
     _data_dir_arg(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -433,6 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "self_test", False):
+            if args.command is not None:
+                parser.error("--self-test takes no command")
+            from smartreader.selftest import run as run_self_test
+
+            return run_self_test()
         if args.command is None:
             return run_gui_entry(args)
         if args.command == "replay":
