@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -214,16 +215,42 @@ class Updater:
         total = len(feeds)
         if not feeds:
             return results
-        with ThreadPoolExecutor(max_workers=max(1, min(self.max_workers, total))) as pool:
-            futures = [pool.submit(self._update_one, f, manual, cancel) for f in feeds]
+        # At most per-host-concurrency feeds of one host are handed to the pool at a
+        # time, round-robin over hosts: a worker waiting for a busy (slow, rate
+        # limiting) host's slot would be a worker lost to every other host.
+        per_host = max(1, self.fetcher.limits.per_host_concurrency)
+        queues: dict[str, deque[Feed]] = {}
+        for f in feeds:
+            queues.setdefault(host_of(f.url), deque()).append(f)
+        busy: dict[str, int] = dict.fromkeys(queues, 0)
+        workers = max(1, min(self.max_workers, total))
+        running: dict[Future[UpdateResult], str] = {}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+
+            def fill() -> None:
+                added = True
+                while added and len(running) < workers:
+                    added = False
+                    for host, queue in queues.items():
+                        if queue and busy[host] < per_host and len(running) < workers:
+                            busy[host] += 1
+                            fut = pool.submit(self._update_one, queue.popleft(), manual, cancel)
+                            running[fut] = host
+                            added = True
+
             try:
-                for fut in as_completed(futures):
-                    res = fut.result()
-                    results.append(res)
-                    if progress is not None:
-                        progress(len(results), total, res)
+                fill()
+                while running:
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        busy[running.pop(fut)] -= 1
+                        res = fut.result()
+                        results.append(res)
+                        if progress is not None:
+                            progress(len(results), total, res)
+                    fill()
             except BaseException:
-                for fut in futures:
+                for fut in running:
                     fut.cancel()
                 raise
         return results

@@ -29,7 +29,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument, QTextFrameFormat
 from PySide6.QtWidgets import (
     QFrame,
@@ -87,6 +87,9 @@ def _fmt_date(t: float | None) -> str:
     return dt.datetime.fromtimestamp(t).strftime("%A %d %B %Y, %H:%M")
 
 
+_NOTHING = QByteArray()  # a non-null "resource" that renders as nothing
+
+
 class ReaderBrowser(QTextBrowser):
     """A ``QTextBrowser`` that loads only what the rules above allow."""
 
@@ -105,21 +108,23 @@ class ReaderBrowser(QTextBrowser):
         self._nam: Any = None
 
     def loadResource(self, type: int, name: QUrl) -> Any:
+        # Never return None: QTextDocument then reads local paths itself (a
+        # relative "/dev/zero" image aborted the process with std::bad_alloc).
         url = QUrl(name)
         self.requested.append(url.toString())
         if url.scheme().lower() not in REMOTE_SCHEMES:
-            return None  # file:, qrc:, data:, relative: never
+            return _NOTHING  # file:, qrc:, data:, relative: never
         if int(type) != int(QTextDocument.ResourceType.ImageResource):
-            return None  # no remote style sheets or anything else
+            return _NOTHING  # no remote style sheets or anything else
         key = url.toString()
         img = self._images.get(key)
         if img is not None:
             return img
         if not self.allow_remote_images:
             self.blocked_images += 1
-            return None
+            return _NOTHING
         self._fetch(url)
-        return None
+        return _NOTHING
 
     def _fetch(self, url: QUrl) -> None:
         key = url.toString()

@@ -35,6 +35,7 @@ they measure real elapsed time of real sockets.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -382,6 +383,34 @@ def _describe_exception(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+# -- logging ----------------------------------------------------------------
+
+
+class _RedactingFilter(logging.Filter):
+    """Redacts userinfo and secret query values in httpx/httpcore log records.
+
+    httpx logs every request URL at INFO and httpcore logs response headers
+    (a ``Location`` may carry ``user:pass@``) at DEBUG, whatever level the
+    application configures; a filter on those loggers is the one place that
+    catches both.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: let logging report it as usual
+            return True
+        record.msg, record.args = redact(message), None
+        return True
+
+
+_LOG_FILTER = _RedactingFilter()
+for _name in ("httpx", "httpcore", "httpcore.connection", "httpcore.http11",
+              "httpcore.http2", "httpcore.proxy", "httpcore.socks"):  # fmt: skip
+    if _LOG_FILTER not in logging.getLogger(_name).filters:
+        logging.getLogger(_name).addFilter(_LOG_FILTER)
+
+
 # -- the fetcher ------------------------------------------------------------
 
 
@@ -538,6 +567,14 @@ class _Run:
             **kw,  # type: ignore[arg-type]
         )
 
+    def _cooling_down(self, host: str, until: float) -> FetchResult:
+        return self._result(
+            "rate_limited",
+            http_status=None,
+            error=f"{host} asked us to wait until {format_epoch(until)}",
+            hints=ServerHints(retry_after=until),
+        )
+
     def _error(self, message: str, **kw: object) -> FetchResult:
         return self._result("error", error=redact(message), **kw)
 
@@ -589,12 +626,7 @@ class _Run:
                 host = _host_key(target)
                 until = self.f.host_not_before(str(target))
                 if until is not None:
-                    return self._result(
-                        "rate_limited",
-                        http_status=None,
-                        error=f"{host} asked us to wait until {format_epoch(until)}",
-                        hints=ServerHints(retry_after=until),
-                    )
+                    return self._cooling_down(host, until)
                 send_auth = self.auth is not None and _may_send_credentials(feed_url, target)
                 outcome = self._one_request(target, host, send_auth)
                 if isinstance(outcome, FetchResult):
@@ -605,17 +637,24 @@ class _Run:
                     nxt = target.join(location)
                 except (httpx.InvalidURL, TypeError, ValueError) as exc:
                     return self._error(f"redirect to an invalid URL: {exc}", http_status=status)
-                # Never let userinfo in a Location carry credentials anywhere.
-                clean, _, _ = split_userinfo(str(nxt))
-                nxt = httpx.URL(clean)
-                self.hops.append(Hop(status=status, url=str(target), location=str(nxt)))
-                self.current = str(nxt)
                 if nxt.scheme not in ("http", "https") or not nxt.host:
+                    # Checked before re-parsing: "javascript:..." is not a URL httpx
+                    # can rebuild, and it must be a clear error, not an exception.
+                    self.hops.append(Hop(status=status, url=str(target), location=redact(str(nxt))))
+                    self.current = redact(str(nxt))
                     return self._error(
                         f"redirected to an unsupported URL scheme {nxt.scheme!r} "
                         "(only http and https are followed)",
                         http_status=status,
                     )
+                # Never let userinfo in a Location carry credentials anywhere.
+                clean, _, _ = split_userinfo(str(nxt))
+                try:
+                    nxt = httpx.URL(clean)
+                except (httpx.InvalidURL, TypeError, ValueError) as exc:
+                    return self._error(f"redirect to an invalid URL: {exc}", http_status=status)
+                self.hops.append(Hop(status=status, url=str(target), location=str(nxt)))
+                self.current = str(nxt)
                 key = str(_strip_fragment(nxt))
                 if key in seen:
                     return self._error("redirect loop", http_status=status)
@@ -642,6 +681,11 @@ class _Run:
             raise _FetchFailed(f"timed out waiting for a free connection to {host}")
         try:
             self._check_deadline()
+            # Re-check after waiting for the slot: the request that held it may
+            # have just been told to back off (a 429 storm must cost one request).
+            until = self.f.host_not_before(str(target))
+            if until is not None:
+                return self._cooling_down(host, until)
             client = self.f._client
             request = client.build_request(
                 "GET", target, headers=self._headers(), timeout=self._timeout()
@@ -652,6 +696,13 @@ class _Run:
             except httpx.HTTPError as exc:
                 self._check_deadline()
                 raise _FetchFailed(_describe_exception(exc)) from None
+            except httpx.InvalidURL as exc:
+                # httpx builds the next request of every redirect, even when not
+                # following it, and raises for a Location such as "javascript:x".
+                raise _FetchFailed(
+                    "redirected to a URL that cannot be followed "
+                    f"(only http and https URLs are followed): {exc}"
+                ) from None
             try:
                 return self._handle(response, target, host, send_auth)
             except httpx.HTTPError as exc:

@@ -23,7 +23,13 @@ import feedparser
 
 from smartreader.core.models import Enclosure, ParsedEntry, ParsedFeed
 from smartreader.errors import ParseError
-from smartreader.net.sanitize import plain_text, safe_url, sanitize_html, text_to_html
+from smartreader.net.sanitize import (
+    plain_text,
+    safe_url,
+    sanitize_html,
+    strip_unsafe_chars,
+    text_to_html,
+)
 
 MAX_ENTRIES = 2_000  # per document; the rest is dropped with a warning
 MAX_ENCLOSURES = 20
@@ -68,6 +74,8 @@ def parse_feed(
 ) -> ParsedFeed:
     """Parse and sanitise one feed document. Raises ParseError if it is not a feed."""
     now = time.time() if now is None else now
+    if not body.strip():
+        raise ParseError("the server sent an empty response instead of a feed")
     if _looks_json(body, content_type):
         return _parse_json_feed(body, url=url, now=now)
     _check_entities(body)
@@ -175,8 +183,9 @@ def _content_hash(*parts: str) -> str:
 
 def _uid(raw_id: str | None, link: str | None, title: str, content: str) -> str:
     for cand in (raw_id, link):
-        if cand and cand.strip():
-            cand = cand.strip()
+        # Lone surrogates or NULs in an id would make the row unstorable.
+        cand = strip_unsafe_chars(cand).strip() if cand else None
+        if cand:
             return cand if len(cand) <= MAX_UID_CHARS else _content_hash(cand)
     return _content_hash(title, content)
 
@@ -322,14 +331,15 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
             content, cut = text_to_html(_str(item.get("content_text"))), False
         summary = text_to_html(_str(item.get("summary")))
         link = safe_url(_str(item.get("url")) or None, url)
-        authors = item.get("authors") or ([item["author"]] if item.get("author") else [])
+        # Any field may have any JSON type: a hostile feed sends "authors": true.
+        authors = _list(item.get("authors")) or [item.get("author")]
         author = ", ".join(plain_text(_str(a.get("name"))) for a in authors if isinstance(a, dict))[
             :1000
         ]
         enclosures = tuple(
             Enclosure(url=u, type=plain_text(_str(a.get("mime_type")), limit=200),
                       length=_int(a.get("size_in_bytes")))
-            for a in (item.get("attachments") or [])[:MAX_ENCLOSURES]
+            for a in _list(item.get("attachments"))[:MAX_ENCLOSURES]
             if isinstance(a, dict) and (u := safe_url(_str(a.get("url")) or None, url))
         )  # fmt: skip
         published = _iso_time(item.get("date_published"), now)
@@ -357,6 +367,10 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _iso_time(value: Any, now: float) -> float | None:

@@ -96,7 +96,15 @@ def nesting_depth(fragment: str, limit: int = MAX_DEPTH) -> int:
     return peak
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+# C0 controls, DEL, non-characters and lone surrogates (JSON "\ud800" decodes to
+# one; nh3 and SQLite cannot encode it as UTF-8).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
+
+
+def strip_unsafe_chars(text: str) -> str:
+    """``text`` without control characters, non-characters and lone surrogates,
+    so that it can be encoded as UTF-8 and stored."""
+    return _CONTROL.sub("", text)
 
 
 def safe_url(url: str | None, base: str | None = None) -> str | None:

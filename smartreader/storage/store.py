@@ -284,6 +284,10 @@ class Store:
         db.execute("PRAGMA journal_mode = WAL")
         # FULL: a commit is durable across power loss, not just process crashes.
         db.execute("PRAGMA synchronous = FULL")
+        if 0 < version < SCHEMA_VERSION:
+            # An old database is about to change shape: keep a copy as it was.
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+            self.backup(self.path.parent / "backups" / f"pre-migration-v{version}-{stamp}.sqlite3")
         for v in range(version, SCHEMA_VERSION):
             db.executescript(
                 f"BEGIN IMMEDIATE;\n{MIGRATIONS[v]}\nPRAGMA user_version = {v + 1};\nCOMMIT;"
@@ -304,14 +308,34 @@ class Store:
         if self.readonly:
             raise StorageError("this store is read-only")
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
+                raise self._write_error(e) from e
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            else:
                 self._db.execute("COMMIT")
+            except BaseException as exc:
+                # SQLite may already have rolled back (e.g. on SQLITE_FULL).
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise self._write_error(exc) from exc
+                raise
+
+    def _write_error(self, e: sqlite3.OperationalError) -> StorageError:
+        """Environment faults during a write, in words for the user (nothing was written)."""
+        msg = str(e)
+        low = msg.lower()
+        if "full" in low:
+            text = "the disk is full: nothing was written and nothing stored was lost"
+        elif "locked" in low or "busy" in low:
+            text = "the database is busy (another program is using it); will retry"
+        elif "readonly" in low or "read-only" in low:
+            text = f"cannot write to {self.path}: it is read-only"
+        else:
+            text = f"cannot write to {self.path}"
+        return StorageError(f"{text} ({msg})")
 
     def _q(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self._lock:

@@ -1,0 +1,132 @@
+"""The reading pane and article list under hostile content (§7 rows 35–37, 39–40)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from smartreader.core.models import Enclosure, ParsedEntry
+from smartreader.storage.store import Entry, FetchRecord, Store
+from tests.httpserver import FeedServer, Reply
+from tests.reliability.support import assert_ok, run_bounded
+
+pytestmark = [pytest.mark.qt_log_level_fail("CRITICAL")]
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d4944415478da63f8cfc0f01f0005000201a5f2c1d70000000049454e44ae426082"
+)
+
+
+def stored_entry(tmp_path: Path, content: str, *, title: str = "t", link: str | None = None,
+                 enclosures: tuple[Enclosure, ...] = ()) -> tuple[Store, Entry]:  # fmt: skip
+    store = Store(tmp_path / "db.sqlite3")
+    fid = store.add_feed("https://e.example/feed")
+    e = ParsedEntry("u1", title, link, "", None, None, content, "", enclosures)
+    (eid,) = store.record_fetch(FetchRecord(fid, 1_800_000_000.0, "ok", entries=[e])).new_entry_ids
+    return store, store.entry(eid)
+
+
+def test_remote_images_and_pixels_load_only_when_allowed(
+    qtbot: object, feed_server: FeedServer, tmp_path: Path
+) -> None:
+    """Row 36: zero requests while images are off (the default); then allowed → loaded."""
+    from smartreader.gui.article_view import ArticleView
+
+    feed_server.route("/pixel.png", Reply(body=PNG, headers={"Content-Type": "image/png"}))
+    pixel = feed_server.url("/pixel.png")
+    store, entry = stored_entry(
+        tmp_path, f'<p>x<img src="{pixel}" width="1" height="1"><img src="{pixel}?2"></p>'
+    )
+    view = ArticleView(open_url=lambda url: None)
+    qtbot.addWidget(view)  # type: ignore[attr-defined]
+    view.show()
+    view.show_entry(entry, "feed")
+    view.grab()  # paint: images are asked for at layout/paint time
+    qtbot.wait(300)  # type: ignore[attr-defined]
+    assert feed_server.requests == []
+    assert view.browser.blocked_images >= 1 and view.image_bar.isVisibleTo(view)
+    view.show_entry(entry, "feed", load_images=True)
+    view.grab()
+    qtbot.waitUntil(lambda: len(feed_server.requests) > 0, timeout=5000)  # type: ignore[attr-defined]
+    assert all(not r.has_header("Cookie") and not r.has_header("Referer")
+               for r in feed_server.requests)  # fmt: skip
+    store.close()
+
+
+def test_only_http_links_ever_open(qtbot: object, tmp_path: Path) -> None:
+    """Row 35: clicked javascript:/file:/data:/smb:/relative links go nowhere."""
+    from PySide6.QtCore import QUrl
+
+    from smartreader.gui.article_view import ArticleView
+
+    opened: list[str] = []
+    view = ArticleView(open_url=lambda url: opened.append(url.toString()))
+    qtbot.addWidget(view)  # type: ignore[attr-defined]
+    for bad in ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "smb://h/s",
+                "vbscript:x", "/relative", "|cmd"]:  # fmt: skip
+        view.browser.anchorClicked.emit(QUrl(bad))
+    assert opened == []
+    view.browser.anchorClicked.emit(QUrl("https://ok.example/a"))
+    assert opened == ["https://ok.example/a"]
+
+
+def test_html_looking_titles_stay_plain_text(qtbot: object, tmp_path: Path) -> None:
+    """Row 40: shown literally in the list and the header, never as rich text."""
+    from PySide6.QtCore import Qt
+
+    from smartreader.gui.article_view import ArticleView
+    from smartreader.gui.models import ArticleListModel
+
+    title = '<b>x</b><img src="https://t.example/p.gif">'
+    store, entry = stored_entry(tmp_path, "<p>body</p>", title=title)
+    model = ArticleListModel(store)
+    model.set_query()
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.DisplayRole) == title
+    view = ArticleView(open_url=lambda url: None)
+    qtbot.addWidget(view)  # type: ignore[attr-defined]
+    view.show_entry(entry, "<i>feed</i>")
+    text = view.browser.toPlainText()
+    assert title in text and "<i>feed</i>" in text
+    assert view.browser.requested == []
+    store.close()
+
+
+@pytest.mark.slow
+def test_local_files_and_devices_are_never_read_by_the_renderer() -> None:
+    """Rows 37 and 39: ``/dev/zero``, ``file://`` and relative image sources in raw
+    (unsanitised) HTML; and a 1 MB content with a 100 KB title. Rendered in a
+    subprocess under an address-space limit: a read of /dev/zero would crash it."""
+    rep = assert_ok(
+        run_bounded(
+            """
+            import os
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+            from types import SimpleNamespace as E
+            from PySide6.QtWidgets import QApplication
+            from smartreader.gui.article_view import ArticleView
+            app = QApplication([])
+            view = ArticleView(open_url=lambda u: None)
+            view.resize(800, 600)
+            view.show()
+            hostile = ('<img src="/dev/zero"><img src="file:///dev/zero">'
+                       '<img src="file:///etc/hostname"><img src="../../etc/passwd">'
+                       '<link rel="stylesheet" href="file:///etc/passwd">'
+                       '<img src="qrc:/x.png"><img src="data:image/png;base64,AAAA">')
+            big = "<p>" + "word " * 200_000 + "</p>"
+            for content, title in ((hostile, "t"), (big, "T" * 100_000)):
+                e = E(title=title, link=None, author="", published=None, sort_time=0.0,
+                      content=content, summary="", enclosures=())
+                view.show_entry(e, "feed", load_images=True)
+                view.browser.document().size()
+                view.grab()
+                app.processEvents()
+            report(requested=view.browser.requested, loaded=list(view.browser._images))
+            """,
+            mem_mb=1536,
+            timeout=120,
+        )
+    )
+    assert rep["loaded"] == []
+    assert any("dev/zero" in u for u in rep["requested"])  # asked, and refused

@@ -1,0 +1,505 @@
+"""Data safety (§7 rows 50–58): kill -9 during a migration and a backup, corrupt,
+locked, full and too-new databases, WAL files left alone, readers vs the writer.
+
+Row 49 (kill -9 during an update) is tests/e2e/test_kill_update.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from smartreader.core.models import ParsedEntry
+from smartreader.errors import DatabaseTooNewError, StorageError
+from smartreader.storage import backups, recovery
+from smartreader.storage.store import FetchRecord, Store
+from tests.reliability.support import REPO
+
+T0 = 1_800_000_000.0
+
+
+def entries(n: int, prefix: str = "e", size: int = 200) -> list[ParsedEntry]:
+    return [
+        ParsedEntry(f"{prefix}{i}", f"title {i}", f"https://x.example/{prefix}{i}", "", None,
+                    None, "<p>" + "w" * size + "</p>", "", ())
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def filled_store(path: Path, n: int = 50, size: int = 200) -> Store:
+    store = Store(path)
+    fid = store.add_feed("https://x.example/feed", now=T0)
+    store.record_fetch(FetchRecord(fid, T0, "ok", entries=entries(n, size=size)))
+    store.set_read([1, 2, 3])
+    return store
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def spawn(code: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def kill_after_line(proc: subprocess.Popen[str], marker: str, delay: float) -> bool:
+    """SIGKILL ``proc`` ``delay`` s after it prints ``marker``; False if it ended first."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(marker):
+            break
+    time.sleep(delay)
+    alive = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    if proc.stderr:
+        proc.stderr.close()
+    return alive
+
+
+# -- row 50: kill -9 during a schema migration --------------------------------------------
+
+MIGRATE_CHILD = """
+import sys
+import smartreader.storage.store as st
+# A heavy fake "v2" migration, so that a kill lands in the middle of it.
+st.MIGRATIONS = [*st.MIGRATIONS, '''
+    ALTER TABLE entries ADD COLUMN extra TEXT;
+    UPDATE entries SET extra = content || content || content;
+    CREATE TABLE v2_copy AS SELECT id, extra FROM entries;
+    CREATE INDEX v2_copy_extra ON v2_copy (extra);
+''']
+st.SCHEMA_VERSION = len(st.MIGRATIONS)
+print("start", flush=True)
+st.Store(sys.argv[1]).close()
+print("done", flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_kill_during_migration_leaves_old_or_new_schema_never_half(tmp_path: Path) -> None:
+    rng = random.Random(50)
+    template = tmp_path / "template.sqlite3"
+    filled_store(template, n=20_000, size=400).close()
+    outcomes = {"old": 0, "new": 0}
+    trials = 10
+    for trial in range(trials):
+        db = tmp_path / f"t{trial}" / "db.sqlite3"
+        db.parent.mkdir()
+        with sqlite3.connect(template) as src, sqlite3.connect(db) as dst:
+            src.backup(dst)
+        proc = spawn(MIGRATE_CHILD, str(db))
+        kill_after_line(proc, "start", rng.uniform(0.0, 1.2))
+        con = sqlite3.connect(db)
+        try:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            cols = {r[1] for r in con.execute("PRAGMA table_info(entries)")}
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 20_000
+            assert con.execute("SELECT count(*) FROM entries WHERE read").fetchone()[0] == 3
+            if version == 1:
+                outcomes["old"] += 1
+                assert "extra" not in cols and "v2_copy" not in tables
+            else:
+                outcomes["new"] += 1
+                assert version == 2 and "extra" in cols
+                assert con.execute("SELECT count(*) FROM v2_copy").fetchone()[0] == 20_000
+        finally:
+            con.close()
+        if version == 1:  # the app still starts on it
+            with Store(db) as store:
+                assert store.entry_count() == 20_000
+        # The pre-migration backup, if it got its final name, is complete.
+        for b in (db.parent / "backups").glob("pre-migration-*.sqlite3"):
+            assert backups.is_valid_database(b)
+    assert outcomes["old"] >= 1, outcomes  # the kill did land before the commit
+
+
+def test_migration_takes_a_backup_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import smartreader.storage.store as st
+
+    db = tmp_path / "db.sqlite3"
+    filled_store(db).close()
+    monkeypatch.setattr(st, "MIGRATIONS", [*st.MIGRATIONS, "CREATE TABLE v2 (x);"])
+    monkeypatch.setattr(st, "SCHEMA_VERSION", len(st.MIGRATIONS))
+    with Store(db) as store:
+        assert store.entry_count() == 50
+    (b,) = (tmp_path / "backups").glob("pre-migration-v1-*.sqlite3")
+    con = sqlite3.connect(b)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 50
+    con.close()
+
+
+# -- row 51: kill -9 during a backup ---------------------------------------------------------
+
+BACKUP_CHILD = """
+import sys, time
+from smartreader.storage import backups
+from smartreader.storage.store import Store
+store = Store(sys.argv[1])
+print("start", flush=True)
+t = 1_800_000_000.0
+while True:
+    t += 86_400
+    p = backups.make_backup(store, sys.argv[2], now=t, keep=3)
+    print("made", p, flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_kill_during_backup_never_leaves_a_bad_backup(tmp_path: Path) -> None:
+    rng = random.Random(51)
+    db = tmp_path / "db.sqlite3"
+    filled_store(db, n=20_000, size=1000).close()
+    folder = tmp_path / "backups"
+    trials = 12
+    for _ in range(trials):
+        proc = spawn(BACKUP_CHILD, str(db), str(folder))
+        kill_after_line(proc, "start", rng.uniform(0.0, 1.5))
+        finals = backups.list_backups(folder)
+        for b in finals:
+            assert backups.is_valid_database(b.path), b.path
+        assert len(finals) <= 3 + 1  # a kill between rename and prune leaves one extra
+    # The live database was only read.
+    with Store(db) as store:
+        assert store.integrity_check() == "ok" and store.entry_count() == 20_000
+    # A leftover .partial is cleaned up by the next backup, never listed as one.
+    with Store(db) as store:
+        backups.make_backup(store, folder, now=T0 + 400 * 86_400, keep=3)
+    assert not list(folder.glob("*.partial"))
+
+
+# -- rolling backups --------------------------------------------------------------------------
+
+
+def test_rolling_backups_keep_the_newest_and_verify(tmp_path: Path) -> None:
+    store = filled_store(tmp_path / "db.sqlite3")
+    folder = tmp_path / "backups"
+    (folder).mkdir()
+    foreign = folder / "my-notes.txt"
+    foreign.write_text("not ours")
+    assert backups.backup_due(folder, T0)
+    made = [backups.make_backup(store, folder, now=T0 + d * 86_400, keep=3) for d in range(5)]
+    kept = backups.list_backups(folder)
+    assert [b.path for b in kept] == made[:1:-1]  # the newest three, newest first
+    assert foreign.read_text() == "not ours"
+    assert not backups.backup_due(folder, T0 + 4 * 86_400 + 3600)
+    assert backups.backup_due(folder, T0 + 5 * 86_400)
+    # Two in the same second never overwrite each other.
+    again = backups.make_backup(store, folder, now=T0 + 4 * 86_400, keep=10)
+    assert again != made[-1] and again.exists() and made[-1].exists()
+    for b in backups.list_backups(folder):
+        con = sqlite3.connect(b.path)
+        assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 50
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        con.close()
+    store.close()
+
+
+def test_backup_is_fsynced_and_renamed_atomically(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = filled_store(tmp_path / "db.sqlite3")
+    calls: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        calls.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> None:
+        calls.append(("replace", f"{a} -> {b}"))
+        real_replace(a, b)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    dest = backups.make_backup(store, tmp_path / "b", now=T0)
+    store.close()
+    kinds = [k for k, _ in calls]
+    # file fsync → rename from .partial → directory fsync, in that order
+    i = kinds.index("replace")
+    assert calls[i][1] == f"{dest}.partial -> {dest}"
+    assert ("fsync", f"{dest}.partial") in calls[:i]
+    assert ("fsync", str(dest.parent)) in calls[i:]
+
+
+# -- row 52: corrupt database at start-up -------------------------------------------------
+
+
+def _corrupt(db: Path, how: str) -> None:
+    data = bytearray(db.read_bytes())
+    if how == "zeroed header":
+        data[:100] = bytes(100)
+    elif how == "random pages":
+        rng = random.Random(7)
+        page = 4096
+        for p in range(2, len(data) // page):
+            if rng.random() < 0.5:
+                start = p * page + 8
+                data[start : start + 2000] = rng.randbytes(2000)
+    elif how == "truncated":
+        data = data[: len(data) // 3 + 123]
+    elif how == "not a database":
+        data = bytearray(b"<html>this is not a database</html>" * 50)
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["zeroed header", "random pages", "truncated", "not a database"])
+def test_corrupt_database_is_explained_kept_and_restorable(tmp_path: Path, how: str) -> None:
+    db = tmp_path / "smartreader.sqlite3"
+    store = filled_store(db, n=400, size=2000)
+    good = backups.make_backup(store, now=T0)  # default folder: next to the database
+    store.record_fetch(FetchRecord(1, T0 + 60, "ok", entries=entries(5, prefix="late")))
+    store.close()
+    _corrupt(db, how)
+    damaged = db.read_bytes()
+
+    problem = recovery.diagnose(db)
+    assert problem is not None and problem.kind == "corrupt", problem
+    assert "damaged" in problem.message and "not been changed" in problem.message
+    assert problem.backup is not None and problem.backup.path == good
+    assert db.read_bytes() == damaged  # diagnosing changed nothing
+
+    # Opening it directly is a clear error too, never a silent replacement.
+    with pytest.raises(StorageError), Store(db) as s:
+        s.entry_count()
+        s.integrity_check() == "ok" or (_ for _ in ()).throw(StorageError("damaged"))
+    assert db.read_bytes() == damaged
+
+    preserved = recovery.restore_backup(db, problem.backup.path, now=T0 + 3600)
+    assert preserved is not None and preserved.read_bytes() == damaged
+    assert preserved.name.startswith("smartreader.sqlite3.corrupt-")
+    assert recovery.diagnose(db) is None
+    with Store(db) as s:
+        assert s.entry_count() == 400 and s.integrity_check() == "ok"
+
+
+def test_corrupt_without_backup_offers_a_fresh_start_and_keeps_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    _corrupt(db, "zeroed header")
+    damaged = db.read_bytes()
+    problem = recovery.diagnose(db)
+    assert problem is not None and problem.kind == "corrupt" and not problem.can_restore
+    kept = recovery.set_aside(db, now=T0)
+    assert kept.read_bytes() == damaged and not db.exists()
+    with Store(db) as s:
+        assert s.entry_count() == 0
+
+
+def test_restore_refuses_a_damaged_backup_and_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    bad = tmp_path / "backup-20300101-000000.sqlite3"
+    bad.write_bytes(b"garbage" * 100)
+    before = sha(db)
+    with pytest.raises(StorageError, match="damaged"):
+        recovery.restore_backup(db, bad, now=T0)
+    assert sha(db) == before and list(tmp_path.glob("*.corrupt-*")) == []
+
+
+def test_healthy_and_missing_databases_need_nothing(tmp_path: Path) -> None:
+    assert recovery.diagnose(tmp_path / "none.sqlite3") is None
+    filled_store(tmp_path / "ok.sqlite3").close()
+    assert recovery.diagnose(tmp_path / "ok.sqlite3") is None
+
+
+# -- row 58: a database from a newer version ------------------------------------------------
+
+
+def test_too_new_database_is_refused_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 999")
+    con.close()
+    before = sha(db)
+    with pytest.raises(DatabaseTooNewError, match="newer"):
+        Store(db)
+    problem = recovery.diagnose(db)
+    assert problem is not None and problem.kind == "too_new" and not problem.can_restore
+    assert sha(db) == before
+
+
+# -- rows 54 and 56: locked database, readers while the writer writes -------------------------
+
+HOLD_LOCK = """
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+if len(sys.argv) > 3:  # like a program that keeps the file to itself (readers blocked too)
+    con.execute("PRAGMA locking_mode = EXCLUSIVE")
+con.execute("BEGIN EXCLUSIVE")
+con.execute("CREATE TABLE IF NOT EXISTS _holder (x)")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+con.execute("COMMIT")
+print("released", flush=True)
+"""
+
+
+def test_write_waits_for_another_process_lock_then_succeeds(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    store = filled_store(db)
+    with spawn(HOLD_LOCK, str(db), "1.5") as proc:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("locked")
+        t = time.monotonic()
+        store.record_fetch(FetchRecord(1, T0 + 1, "ok", entries=entries(3, prefix="new")))
+        assert time.monotonic() - t >= 1.0  # it waited (busy_timeout) rather than failing
+        assert store.entry_count() == 53
+        proc.wait(timeout=10)
+    store.close()
+
+
+@pytest.mark.slow
+def test_locked_database_at_startup_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    filled_store(db).close()
+    with spawn(HOLD_LOCK, str(db), "30", "exclusive") as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().startswith("locked")
+            problem = recovery.diagnose(db, timeout=0.5)
+            assert problem is not None and problem.kind == "locked" and problem.can_retry
+            assert "in use by another program" in problem.message
+        finally:
+            proc.kill()
+            proc.wait()
+    assert recovery.diagnose(db) is None
+
+
+def test_readers_never_see_locked_while_the_writer_writes(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    writer = filled_store(db)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    reads = [0]
+
+    def read() -> None:
+        try:
+            with Store(db, readonly=True) as r:
+                while not stop.is_set():
+                    ids = r.entry_ids(limit=50)
+                    r.entry_rows(ids)
+                    r.unread_counts()
+                    reads[0] += 1
+                    time.sleep(0.005)  # a GUI reads on events, not in a tight loop
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=read) for _ in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        end = time.monotonic() + 3.0
+        batch = 0
+        while time.monotonic() < end:
+            batch += 1
+            writer.record_fetch(
+                FetchRecord(1, T0 + batch, "ok", entries=entries(20, prefix=f"b{batch}-"))
+            )
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=10)
+    assert not errors, errors[:3]
+    assert reads[0] > 10 and batch > 5
+    wal = Path(str(db) + "-wal")
+    assert not wal.exists() or wal.stat().st_size < 64 * 1024 * 1024  # checkpoints progress
+    assert writer.integrity_check() == "ok"
+    writer.close()
+
+
+# -- row 57: disk full, read-only -----------------------------------------------------------
+
+
+def test_disk_full_rolls_back_with_a_clear_message(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    store = filled_store(db)
+    before = store.entry_count()
+    pages = store._q("PRAGMA page_count")[0][0]
+    store._q(f"PRAGMA max_page_count = {pages + 2}")
+    with pytest.raises(StorageError, match="disk is full") as info:
+        store.record_fetch(
+            FetchRecord(1, T0 + 5, "ok", entries=entries(500, prefix="big", size=4000))
+        )
+    assert "nothing stored was lost" in str(info.value)
+    assert store.entry_count() == before  # the whole batch rolled back
+    assert store.fetch_log(1, limit=10)[0].time == T0  # no half record either
+    store._q("PRAGMA max_page_count = 1073741823")
+    store.record_fetch(FetchRecord(1, T0 + 6, "ok", entries=entries(5, prefix="after")))
+    assert store.entry_count() == before + 5 and store.integrity_check() == "ok"
+    store.close()
+
+
+def test_read_only_database_refuses_writes_clearly(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite3"
+    filled_store(db).close()
+    before = sha(db)
+    with Store(db, readonly=True) as ro:
+        assert ro.entry_count() == 50
+        with pytest.raises(StorageError, match="read-only"):
+            ro.set_read([1])
+        # Even through the raw connection SQLite refuses, and we say so in words.
+        ro.readonly = False
+        with pytest.raises(StorageError, match="read-only"):
+            ro.set_read([1])
+    assert sha(db) == before
+
+
+# -- row 53: never delete or rename -wal / -shm ourselves ------------------------------------
+
+
+def test_our_code_never_unlinks_or_renames_wal_files_during_normal_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    touched: list[str] = []
+    real_unlink, real_remove, real_replace, real_rename = (
+        Path.unlink, os.remove, os.replace, os.rename,
+    )  # fmt: skip
+
+    def note(p: object) -> None:
+        if str(p).endswith(("-wal", "-shm")):
+            touched.append(str(p))
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        note(self)
+        real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    monkeypatch.setattr(os, "remove", lambda p, *a, **k: (note(p), real_remove(p, *a, **k)))
+    monkeypatch.setattr(os, "unlink", lambda p, *a, **k: (note(p), real_remove(p, *a, **k)))
+    monkeypatch.setattr(os, "replace", lambda a, b, *r, **k: (note(a), real_replace(a, b)))
+    monkeypatch.setattr(os, "rename", lambda a, b, *r, **k: (note(a), real_rename(a, b)))
+
+    db = tmp_path / "smartreader.sqlite3"
+    store = filled_store(db)
+    # A stray WAL from some other database sits next to a second file.
+    other = tmp_path / "other.sqlite3"
+    stray = Path(str(other) + "-wal")
+    stray.write_bytes(Path(str(db) + "-wal").read_bytes())
+    backups.make_backup(store, now=T0)
+    store.close()
+    assert recovery.diagnose(db) is None
+    assert stray.exists()
+    assert touched == []
