@@ -10,13 +10,16 @@ demo server and its temporary folder.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
@@ -132,11 +135,45 @@ def apply_theme(theme: str) -> None:
             app.setPalette(_SYSTEM_PALETTE)
 
 
+class StartupAborted(Exception):
+    """The user chose to quit at a start-up problem (already explained to them)."""
+
+
+AskFn = Callable[[Any], str]  # StartupProblem -> "restore" | "fresh" | "retry" | "quit"
+BACKUP_CHECK_MS = 60 * 60 * 1000  # look hourly whether the daily backup is due
+
+
+def ask_startup_problem(problem: Any) -> str:
+    """Explain a damaged, locked or too-new database and let the user choose."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "smartreader", problem.message)
+    box.setDetailedText(problem.detail)
+    choices: dict[Any, str] = {}
+    if problem.can_restore:
+        when = dt.datetime.fromtimestamp(problem.backup.created).strftime("%d %b %Y %H:%M")
+        choices[box.addButton(f"Restore backup from {when}", QMessageBox.ButtonRole.AcceptRole)] = (
+            "restore"
+        )
+    if problem.kind == "corrupt":
+        choices[box.addButton("Start with an empty database", QMessageBox.ButtonRole.ResetRole)] = (
+            "fresh"
+        )
+    if problem.can_retry:
+        choices[box.addButton("Try again", QMessageBox.ButtonRole.AcceptRole)] = "retry"
+    quit_button = box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(quit_button)
+    box.exec()
+    return choices.get(box.clickedButton(), "quit")
+
+
 class AppController:
     """One window at a time, with the resources behind it."""
 
-    def __init__(self, app: QApplication) -> None:
+    def __init__(self, app: QApplication, *, ask: AskFn | None = None) -> None:
         self.app = app
+        self._ask = ask or ask_startup_problem
+        self._backup_timer = QTimer()
+        self._backup_timer.setInterval(BACKUP_CHECK_MS)
+        self._backup_timer.timeout.connect(self._backup_if_due)
         self.window: Any = None
         self._store: Any = None
         self._updater: Any = None
@@ -155,6 +192,7 @@ class AppController:
             folder = self._demo.data_dir
         else:
             folder = default_dir(data_dir)
+            self._check_database(db_path(folder))
         store = Store(db_path(folder))
         try:
             updater = Updater(store)
@@ -168,7 +206,46 @@ class AppController:
         win.demoRequested.connect(self.switch_to_demo)
         self.window = win
         win.show()
+        if not demo:
+            self._backup_if_due()
+            self._backup_timer.start()
         return win
+
+    def _check_database(self, path: Path) -> None:
+        """Before opening: a damaged, locked or too-new file is explained, never deleted."""
+        from smartreader.storage import recovery
+
+        while (problem := recovery.diagnose(path)) is not None:
+            log.warning("start-up problem with %s: %s", path, problem.detail)
+            choice = self._ask(problem)
+            if choice == "restore" and problem.backup is not None:
+                kept = recovery.restore_backup(path, problem.backup.path, now=time.time())
+                log.warning(
+                    "restored %s; the damaged file was kept as %s", problem.backup.path, kept
+                )
+            elif choice == "fresh" and problem.kind == "corrupt":
+                kept = recovery.set_aside(path, now=time.time())
+                log.warning("started empty; the damaged file was kept as %s", kept)
+            elif choice == "retry" and problem.can_retry:
+                continue
+            else:
+                raise StartupAborted(problem.message)
+
+    def _backup_if_due(self) -> None:
+        """Rolling daily backups (the newest few kept); a failure is logged, not fatal."""
+        from smartreader.errors import StorageError
+        from smartreader.storage import backups
+
+        if self._store is None:
+            return
+        folder = backups.backups_dir(self._store.path)
+        now = time.time()
+        try:
+            if backups.backup_due(folder, now):
+                made = backups.make_backup(self._store, now=now)
+                log.info("backup written: %s", made)
+        except (StorageError, OSError) as e:
+            log.warning("automatic backup failed: %s", e)
 
     def switch_to_demo(self) -> None:
         old = self.window
@@ -195,6 +272,7 @@ class AppController:
             self._demo = None
 
     def close(self) -> None:
+        self._backup_timer.stop()
         if self.window is not None:
             self.window.close()
             self.window = None
@@ -207,6 +285,9 @@ def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -
     ctl = AppController(app)
     try:
         ctl.open(data_dir, demo=demo)
+    except StartupAborted:
+        ctl.close()
+        return 1
     except Exception as e:
         log.exception("cannot open smartreader")
         QMessageBox.critical(None, "smartreader", f"smartreader cannot start:\n\n{e}")

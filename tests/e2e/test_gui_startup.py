@@ -1,0 +1,111 @@
+"""Start-up with a damaged or locked database: explained, never deleted, restorable;
+and the rolling backup the app writes when it opens."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from smartreader.gui.app import AppController, StartupAborted, create_app
+from smartreader.storage import Store, backups, db_path
+
+pytestmark = [pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+def _make_db(folder, n_feeds: int) -> None:
+    with Store(db_path(folder)) as store:
+        for i in range(n_feeds):
+            store.add_feed(f"https://example.org/{i}.xml", title=f"Feed {i}")
+
+
+def _corrupt(path) -> None:
+    with open(path, "r+b") as f:
+        f.seek(0)
+        f.write(b"this is not a database at all" * 10)
+
+
+@pytest.fixture
+def controller(qtbot):
+    asked: list = []
+    answers: list[str] = []
+
+    def ask(problem):
+        asked.append(problem)
+        return answers.pop(0)
+
+    ctl = AppController(create_app(), ask=ask)
+    yield ctl, asked, answers
+    ctl.close()
+
+
+def test_opening_writes_a_verified_rolling_backup(controller, tmp_path, qtbot):
+    ctl, asked, _ = controller
+    _make_db(tmp_path, 2)
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert asked == []
+    found = backups.list_backups(backups.backups_dir(db_path(tmp_path)))
+    assert len(found) == 1 and backups.is_valid_database(found[0].path)
+
+
+def test_corrupt_database_offers_the_backup_and_keeps_the_damaged_file(controller, tmp_path, qtbot):
+    ctl, asked, answers = controller
+    _make_db(tmp_path, 3)
+    path = db_path(tmp_path)
+    with Store(path) as store:
+        backups.make_backup(store, now=1_700_000_000.0)
+    _corrupt(path)
+    answers.append("restore")
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert [p.kind for p in asked] == ["corrupt"] and asked[0].can_restore
+    assert len(win.store.feeds()) == 3  # the backup's data is back
+    kept = list(tmp_path.glob("*.corrupt-*"))
+    assert kept and b"not a database" in kept[0].read_bytes()  # never deleted
+
+
+def test_quitting_at_the_problem_changes_nothing(controller, tmp_path):
+    ctl, asked, answers = controller
+    _make_db(tmp_path, 1)
+    path = db_path(tmp_path)
+    _corrupt(path)
+    before = path.read_bytes()
+    answers.append("quit")
+    with pytest.raises(StartupAborted):
+        ctl.open(tmp_path)
+    assert [p.kind for p in asked] == ["corrupt"]
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_start_empty_sets_the_damaged_file_aside(controller, tmp_path, qtbot):
+    ctl, asked, answers = controller
+    _make_db(tmp_path, 1)
+    _corrupt(db_path(tmp_path))
+    answers.append("fresh")
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert asked[0].kind == "corrupt" and not asked[0].can_restore
+    assert win.store.feeds() == []
+    assert list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_locked_database_offers_retry(controller, tmp_path, qtbot):
+    ctl, asked, _ = controller
+    _make_db(tmp_path, 1)
+    locker = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    locker.execute("PRAGMA locking_mode=EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+
+    def release_then_retry(problem):
+        asked.append(problem)
+        locker.execute("ROLLBACK")
+        locker.close()
+        return "retry"
+
+    ctl._ask = release_then_retry
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert [p.kind for p in asked] == ["locked"]
+    assert len(win.store.feeds()) == 1
