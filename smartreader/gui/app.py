@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, QTimer
+from PySide6.QtCore import QLockFile, QSize, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
@@ -165,12 +165,20 @@ def ask_startup_problem(problem: Any) -> str:
     return choices.get(box.clickedButton(), "quit")
 
 
+def _tell_already_running(message: str) -> None:
+    QMessageBox.information(None, "smartreader", message)
+
+
 class AppController:
     """One window at a time, with the resources behind it."""
 
     def __init__(self, app: QApplication, *, ask: AskFn | None = None) -> None:
         self.app = app
         self._ask = ask or ask_startup_problem
+        self._ask_already_running: Callable[[str], object] = (
+            (lambda msg: None) if ask is not None else _tell_already_running
+        )
+        self._lock: QLockFile | None = None
         self._backup_timer = QTimer()
         self._backup_timer.setInterval(BACKUP_CHECK_MS)
         self._backup_timer.timeout.connect(self._backup_if_due)
@@ -192,6 +200,7 @@ class AppController:
             folder = self._demo.data_dir
         else:
             folder = default_dir(data_dir)
+            self._lock_data_dir(Path(folder))
             self._check_database(db_path(folder))
         store = Store(db_path(folder))
         try:
@@ -210,6 +219,26 @@ class AppController:
             self._backup_if_due()
             self._backup_timer.start()
         return win
+
+    def _lock_data_dir(self, folder: Path) -> None:
+        """One app per data folder: a second one would fight over the database and
+        double the request budget. A stale lock (crashed app) is taken over."""
+        if self._lock is not None:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = QLockFile(str(folder / "smartreader.lock"))
+        lock.setStaleLockTime(0)  # stale = its process is gone, however recent
+        if not lock.tryLock(100):
+            info = lock.getLockInfo()  # (pid, host, app); pid 0 when unreadable
+            who = f" (process {info[0]} on {info[1]})" if info and info[0] else ""
+            msg = (
+                f"smartreader is already running with this data folder{who}.\n\n"
+                f"{folder}\n\nSwitch to that window, or start this one with --data-dir "
+                "pointing elsewhere."
+            )
+            self._ask_already_running(msg)
+            raise StartupAborted(msg)
+        self._lock = lock
 
     def _check_database(self, path: Path) -> None:
         """Before opening: a damaged, locked or too-new file is explained, never deleted."""
@@ -277,6 +306,9 @@ class AppController:
             self.window.close()
             self.window = None
         self.release()
+        if self._lock is not None:
+            self._lock.unlock()
+            self._lock = None
 
 
 def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -> int:

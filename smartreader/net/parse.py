@@ -16,6 +16,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urljoin
 
@@ -116,15 +117,12 @@ def parse_feed(
     feed_base = urljoin(url, str((feed.get("title_detail") or {}).get("base") or ""))
     feed_link = safe_url(feed.get("link"), feed_base)
     entries: list[ParsedEntry] = []
-    seen: set[str] = set()
     for raw in raw_entries:
         entry, truncated = _entry(raw, url, now)
         if truncated:
             warnings.append(f"entry {entry.title[:60]!r} was cut to a safe size")
-        if entry.uid in seen:  # duplicate ids within one document: keep the first
-            continue
-        seen.add(entry.uid)
         entries.append(entry)
+    entries = _distinct(entries)
 
     title_detail = feed.get("title_detail") or {}
     return ParsedFeed(
@@ -140,6 +138,27 @@ def parse_feed(
         warnings=tuple(warnings),
         icon=_icon(feed, url),
     )
+
+
+def _distinct(entries: list[ParsedEntry]) -> list[ParsedEntry]:
+    """Give every distinct item its own stable identity.
+
+    Some feeds reuse one guid for every item. Keeping only the first would lose
+    the rest, so items that share an id within a document are told apart by their
+    link and title as written (stable across fetches). True duplicates go.
+    """
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e.uid] = counts.get(e.uid, 0) + 1
+    out: list[ParsedEntry] = []
+    seen: set[str] = set()
+    for e in entries:
+        if counts[e.uid] > 1:
+            e = replace(e, uid=f"{e.uid}#{_content_hash(e.link or '', e.title)[7:23]}")
+        if e.uid not in seen:
+            seen.add(e.uid)
+            out.append(e)
+    return out
 
 
 def _check_entities(body: bytes) -> None:
@@ -319,7 +338,6 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         items = items[:MAX_ENTRIES]
     base = str(doc.get("feed_url") or url)
     entries: list[ParsedEntry] = []
-    seen: set[str] = set()
     for item in items:
         if not isinstance(item, dict):
             warnings.append("skipped an item that is not an object")
@@ -348,13 +366,11 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         uid = _uid(str(raw_id) if raw_id not in (None, "") else None, link, title, content)
         if cut:
             warnings.append(f"entry {title[:60]!r} was cut to a safe size")
-        if uid in seen:
-            continue
-        seen.add(uid)
         entries.append(
             ParsedEntry(uid, title, link, author, published if published else updated,
                         updated, content, summary, enclosures)
         )  # fmt: skip
+    entries = _distinct(entries)
     icon = safe_url(_str(doc.get("icon") or doc.get("favicon")) or None, url)
     return ParsedFeed(
         title=plain_text(_str(doc.get("title"))),

@@ -109,3 +109,21 @@ def test_locked_database_offers_retry(controller, tmp_path, qtbot):
     qtbot.addWidget(win)
     assert [p.kind for p in asked] == ["locked"]
     assert len(win.store.feeds()) == 1
+
+
+def test_second_instance_on_the_same_folder_is_refused(controller, tmp_path, qtbot):
+    ctl, _, _ = controller
+    _make_db(tmp_path, 1)
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    told: list[str] = []
+    second = AppController(create_app(), ask=lambda p: "quit")
+    second._ask_already_running = told.append
+    with pytest.raises(StartupAborted, match="already running"):
+        second.open(tmp_path)
+    assert told and str(tmp_path) in told[0]
+    second.close()
+    ctl.close()  # releases the lock: a new instance may start
+    third = AppController(create_app(), ask=lambda p: "quit")
+    qtbot.addWidget(third.open(tmp_path))
+    third.close()

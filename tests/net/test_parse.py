@@ -192,11 +192,20 @@ def test_too_many_entries_are_capped() -> None:
     assert any("kept the first" in w for w in feed.warnings)
 
 
-def test_duplicate_ids_in_one_document_keep_the_first() -> None:
+def test_items_sharing_a_guid_stay_distinct_and_stable_exact_copies_go() -> None:
     doc = rss(
-        "<item><guid>x</guid><title>one</title></item><item><guid>x</guid><title>two</title></item>"
+        "<item><guid>x</guid><title>one</title><link>/1</link></item>"
+        "<item><guid>x</guid><title>two</title><link>/2</link></item>"
+        "<item><guid>x</guid><title>two</title><link>/2</link></item>"
+        "<item><guid>y</guid><title>three</title></item>"
     )
-    assert [e.title for e in parse_feed(doc, url=URL, now=NOW).entries] == ["one"]
+    first = parse_feed(doc, url=URL, now=NOW).entries
+    assert [e.title for e in first] == ["one", "two", "three"]
+    assert len({e.uid for e in first}) == 3 and first[2].uid == "y"
+    # A later fetch with one more item that reuses the guid: old ids unchanged.
+    doc2 = doc.replace(b"<item>", b"<item><guid>x</guid><title>zero</title></item><item>", 1)
+    again = {e.title: e.uid for e in parse_feed(doc2, url=URL, now=NOW).entries}
+    assert all(again[e.title] == e.uid for e in first)
 
 
 def test_malformed_xml_is_read_leniently_with_a_warning() -> None:

@@ -240,17 +240,17 @@ def test_identity_survives_refetch_reorder_removal_and_a_feed_move(
 
 
 def test_items_sharing_one_guid_are_stable_across_fetches(tmp_path: Path) -> None:
-    """Row 42, current policy: within one document the first item with a guid wins (the
-    others are dropped, see docs/RELIABILITY.md); repeated fetches never churn."""
+    """Row 42: N items sharing one guid are N distinct entries, told apart by link and
+    title; repeated fetches never churn."""
     body = rss("".join(item("same", f"T{i}", link=f"https://e.example/{i}") for i in range(5)))
     with Store(tmp_path / "db.sqlite3") as store:
         fid = store.add_feed(URL)
         for n in range(3):
             feed = parse_feed(body, url=URL, now=NOW)
             out = store.record_fetch(FetchRecord(fid, NOW + n, "ok", entries=feed.entries))
-            assert len(out.new_entry_ids) == (1 if n == 0 else 0)
-        (e,) = store.entries(store.entry_ids())
-        assert e.title == "T0"
+            assert len(out.new_entry_ids) == (5 if n == 0 else 0)
+        titles = sorted(e.title for e in store.entries(store.entry_ids()))
+        assert titles == [f"T{i}" for i in range(5)]
 
 
 @pytest.mark.parametrize(
