@@ -30,7 +30,7 @@ from smartreader.core.scheduler import (
 from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
 from smartreader.net import credentials
 from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
-from smartreader.net.fetch import Fetcher, FetchResult
+from smartreader.net.fetch import Fetcher, FetchResult, is_local_host
 from smartreader.net.parse import parse_feed
 from smartreader.storage.store import Feed, FetchRecord, Store
 
@@ -182,6 +182,9 @@ class Updater:
             return result.final_url or url, result
         page = result.final_url or url
         candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
+        if not is_local_host(urlsplit(page).hostname or ""):
+            # A public page must not point discovery into the user's own network.
+            candidates = [c for c in candidates if not is_local_host(urlsplit(c).hostname or "")]
         for cand in candidates:
             r = self.fetcher.fetch(cand, auth=auth if host_of(cand) == host_of(url) else None)
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):

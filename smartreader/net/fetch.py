@@ -35,8 +35,10 @@ they measure real elapsed time of real sockets.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import random
+import socket
 import threading
 import time
 import zlib
@@ -298,6 +300,46 @@ def _content_encoding(header: str) -> str:
     if len(codings) > 1 or codings[0] in _UNDECODABLE:
         raise _FetchFailed(f"unsupported content encoding {header.strip()!r}")
     return codings[0]
+
+
+_LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
+
+
+def _local_ip(addr: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(addr.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return bool(
+        ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
+        or ip.is_unspecified or ip.is_multicast
+    )  # fmt: skip
+
+
+def is_local_host(host: str, *, resolve: bool = True) -> bool:
+    """True for loopback, private, link-local and similar addresses, by literal or,
+    with ``resolve``, by what the name resolves to (any local answer counts)."""
+    host = host.strip("[]").rstrip(".").lower()
+    if not host:
+        return False
+    if host in _LOCAL_NAMES or host.endswith(".localhost"):
+        return True
+    if _local_ip(host):
+        return True
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+        return False  # a public literal
+    except ValueError:
+        pass
+    if not resolve:
+        return False
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False  # unresolvable: the request itself will fail clearly
+    return any(_local_ip(str(info[4][0])) for info in infos)
 
 
 def _host_key(url: httpx.URL) -> str:
@@ -655,6 +697,14 @@ class _Run:
                     return self._error(f"redirect to an invalid URL: {exc}", http_status=status)
                 self.hops.append(Hop(status=status, url=str(target), location=str(nxt)))
                 self.current = str(nxt)
+                if not is_local_host(feed_url.host) and is_local_host(nxt.host):
+                    # A public feed must not steer us into the user's own network
+                    # (routers, admin pages): SSRF. Subscribing to a local URL is fine.
+                    return self._error(
+                        f"redirected from a public site to a local or private address "
+                        f"({nxt.host}); refused",
+                        http_status=status,
+                    )
                 key = str(_strip_fragment(nxt))
                 if key in seen:
                     return self._error("redirect loop", http_status=status)
