@@ -23,7 +23,10 @@ Pipeline per feed:
   the next pattern point, clamped to [min_interval, max_interval] after the last
   fetch, then pushed past server hints (Retry-After per feed and host,
   Cache-Control/Expires/ttl capped at ``cache_hint_cap``, skipHours/skipDays),
-  error back-off with jitter, and a per-host minimum gap.
+  error back-off with jitter, and a per-host minimum gap. A new pattern (new
+  feed, changed fetch count, fast-growing evidence) is placed at the feed's next
+  fetch; the weekly refreshes (``replace_every``) are placed together at the next
+  allocation with :func:`~smartreader.core.schedule.place_many`.
 * **Budget** — a hard cap: :meth:`Scheduler.due` never lets the number of
   non-manual fetches in any 24 h window exceed ``floor(budget_per_day)``. A fetch
   is counted when ``due`` hands it out; one never reported back (cancelled, feed
@@ -39,7 +42,7 @@ whole host), ``gone`` (dropped from planning until re-added).
 Additions to the agreed API: ``SchedulerConfig.seed`` (jitter RNG), ``host_min_gap``,
 ``catchup_spacing``, ``capacity_margin``, ``budget_fill``, ``realloc_every``,
 ``replace_every``, ``replace_growth``, ``replace_share_change``, ``inflight_timeout``,
-``plan_bins``, ``plan_horizon``; ``Scheduler.freeze_estimates``
+``plan_bins``, ``plan_starts``, ``plan_horizon``; ``Scheduler.freeze_estimates``
 (stop learning; used by the frozen ``sia-offline``/``oracle`` replay baselines),
 ``Scheduler.set_lambda`` (install a known λ), ``Scheduler.feed_ids`` and
 ``Scheduler.capacity_of``. ``next_wakeup`` returns ``None`` when no feed is planned.
@@ -52,6 +55,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -64,7 +68,7 @@ from smartreader.core.allocation import allocate, capacity_floor
 from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK, RateEstimator
 from smartreader.core.missed import check_missed
 from smartreader.core.models import FetchObservation, ServerHints
-from smartreader.core.schedule import expected_delay, place, sqrt_shape_factor
+from smartreader.core.schedule import expected_delay, place_many, sqrt_shape_factor
 
 FloatArray = npt.NDArray[np.float64]
 INF = float("inf")
@@ -87,11 +91,13 @@ class SchedulerConfig:
     replace_growth: float = 1.5
     replace_share_change: float = 0.2  # ... or when its share moved by this fraction
     plan_bins: int = 2016  # placement grid over the week (5 min)
+    plan_starts: int = 1  # refinement starts per placement (best kept)
     plan_horizon: float = 2 * DAY  # explain(): planned fetches shown this far ahead
     error_backoff_base: float = 1800.0  # first error back-off (s), doubles per error
     memory_s: float = 5 * WEEK  # estimator forgetting time constant
     prior_rate_per_day: float = 1.0  # a feed we know nothing about
-    weekly_shape: bool = False  # place by hour×weekday λ (else by the mean day profile)
+    # place by hour×weekday λ, same fetch count every weekday (else by the day profile)
+    weekly_shape: bool = False
     shape_aware: bool = False  # allocate by √(w·λ·s), s = periodic shape factor
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
 
@@ -144,6 +150,11 @@ class _Feed:
     share: float = 0.0
     shape: float = 1.0
     pattern: FloatArray | None = None
+    stats_src: FloatArray | None = None  # the λ ``stats`` were computed from
+    stats: tuple[float, float] = (0.0, 0.0)  # (allocation rate/day, busiest day's items)
+    pat_src: FloatArray | None = None  # the pattern pat_a/pat_c were built from
+    pat_a: list[float] = field(default_factory=list)  # pattern offsets over 4 weeks
+    pat_c: list[float] = field(default_factory=list)  # offset − 0.3 × preceding gap
     placed_share: float = 0.0
     placed_at: float = -INF
     placed_expo: float = 0.0  # estimator evidence (observed seconds) at placement
@@ -181,6 +192,7 @@ class Scheduler:
         self._plan_notes: tuple[str, ...] = ()
         self._now = now
         self._frozen = False
+        self._stale: set[Hashable] = set()  # patterns to re-place at the next allocation
 
     # ------------------------------------------------------------ feed admin
     def feed_ids(self) -> list[Hashable]:
@@ -240,6 +252,7 @@ class Scheduler:
         pending = [f for f in self._pending.values() if self._feeds.get(f.fid) is f]
         self._pending.clear()
         self._reallocate(self._now)
+        self._place_feeds([f for f in pending if f.pattern is None and not f.gone], self._now)
         self._spread(pending, self._now)
 
     def remove_feed(self, feed_id: Hashable) -> None:
@@ -270,6 +283,7 @@ class Scheduler:
         self.config = config
         for f in self._feeds.values():
             f.pattern = None
+            f.stats_src = None
         self.replan(now)
 
     def freeze_estimates(self, frozen: bool = True) -> None:
@@ -322,13 +336,17 @@ class Scheduler:
         ceil = np.empty(len(feeds))
         for i, f in enumerate(feeds):
             lam = f.est.lambda_week()
-            rates[i] = float(lam.sum()) / 7.0
-            if cfg.shape_aware:
-                # a periodic feed's delay at n fetches is ≈ s·(period / 2n) with
-                # s = (mean √λ)²/mean λ, so Theorem 1's cost weight is w·λ·s
-                rates[i] *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
+            if f.stats_src is not lam:
+                # per-λ statistics, recomputed only when the estimate changed
+                rate = float(lam.sum()) / 7.0
+                if cfg.shape_aware:
+                    # a periodic feed's delay at n fetches is ≈ s·(period / 2n) with
+                    # s = (mean √λ)²/mean λ, so Theorem 1's cost weight is w·λ·s
+                    rate *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
+                f.stats = (rate, float(lam.reshape(7, 24).sum(1).max()))
+                f.stats_src = lam
+            rates[i], peak[i] = f.stats
             weights[i] = f.weight
-            peak[i] = float(lam.reshape(7, 24).sum(1).max())
             c = self._cap(f)
             caps[i] = c if c > 0 else np.inf
             ceil[i] = DAY / self._min_int(f)
@@ -340,7 +358,9 @@ class Scheduler:
             q /= q.sum(1, keepdims=True)
             for _ in range(3):
                 k, starved = self._alloc(rates, weights, peak, caps, ceil, budget)
-                load = float((7.0 * k[:, None] * q).sum(0).max())
+                # feeds fetched at least daily keep the same count every weekday
+                qk = np.where((np.round(7.0 * k) >= 7)[:, None], 1.0 / 7.0, q)
+                load = float((7.0 * k[:, None] * qk).sum(0).max())
                 if load <= cfg.budget_per_day * cfg.budget_fill * 1.001:
                     break
                 budget *= cfg.budget_per_day * cfg.budget_fill / load
@@ -361,6 +381,17 @@ class Scheduler:
             ):
                 f.pattern = None
         self._starved = tuple(names)
+        # periodic refreshes in one batch; new/changed patterns are placed lazily at
+        # the feed's next fetch, after that fetch has updated its estimate
+        todo = [
+            f
+            for f in feeds
+            if f.fid in self._stale
+            and f.pattern is not None
+            and now - f.placed_at >= cfg.replace_every
+        ]
+        self._stale.clear()
+        self._place_feeds(todo, now)
         notes = []
         if names:
             notes.append(
@@ -395,33 +426,64 @@ class Scheduler:
 
     def _ensure_pattern(self, f: _Feed, now: float) -> FloatArray:
         cfg = self.config
-        if (
-            f.pattern is not None
-            and now - f.placed_at < cfg.replace_every
-            and f.est.total_expo <= cfg.replace_growth * f.placed_expo + DAY
-        ):
-            return f.pattern
-        n = max(1, round(f.share * 7.0))
-        lam = f.est.lambda_week()
-        if not cfg.weekly_shape:
-            lam = np.tile(lam.reshape(7, 24).mean(0), 7)
-        init = f.pattern if f.pattern is not None and f.pattern.size == n else None
-        f.pattern = place(lam, n, bins=cfg.plan_bins, min_gap_s=self._min_int(f), init=init)
-        f.placed_share = f.share
-        f.placed_at = now
-        f.placed_expo = f.est.total_expo
-        f.shape = sqrt_shape_factor(lam)
+        if f.pattern is None or f.est.total_expo > cfg.replace_growth * f.placed_expo + DAY:
+            # new, or its evidence grew a lot (young feeds): place now
+            self._place_feeds([f], now)
+        elif now - f.placed_at >= cfg.replace_every:
+            # periodic refresh: done with the next allocation (≤ realloc_every away)
+            # in one vectorised batch with the other feeds due then
+            self._stale.add(f.fid)
+        assert f.pattern is not None
         return f.pattern
 
+    def _place_feeds(self, feeds: list[_Feed], now: float) -> None:
+        """(Re-)place the weekly patterns of these feeds (one vectorised batch)."""
+        if not feeds:
+            return
+        cfg = self.config
+        lams: list[FloatArray] = []
+        ns: list[int] = []
+        inits: list[FloatArray | None] = []
+        for f in feeds:
+            n = max(1, round(f.share * 7.0))
+            lam = f.est.lambda_week()
+            if not cfg.weekly_shape:
+                lam = np.tile(lam.reshape(7, 24).mean(0), 7)
+            lams.append(lam)
+            ns.append(n)
+            inits.append(f.pattern if f.pattern is not None and f.pattern.size == n else None)
+        gaps = [self._min_int(f) for f in feeds]
+        pats = place_many(
+            lams,
+            ns,
+            bins=cfg.plan_bins,
+            min_gaps_s=gaps,
+            inits=inits,
+            per_day=cfg.weekly_shape,
+            starts=cfg.plan_starts,
+        )
+        for f, lam, pat in zip(feeds, lams, pats, strict=True):
+            f.pattern = pat
+            f.placed_share = f.share
+            f.placed_at = now
+            f.placed_expo = f.est.total_expo
+            f.shape = sqrt_shape_factor(lam)
+            self._stale.discard(f.fid)
+
     def _pattern_next(self, f: _Feed, t0: float, min_gap: float) -> float:
+        """The first pattern point at least ``min_gap`` and 0.3 × its preceding gap
+        after ``t0`` (both conditions are monotone along the pattern: bisection)."""
         pat = self._ensure_pattern(f, t0)
+        if f.pat_src is not pat:
+            a = np.concatenate((pat - WEEK, pat, pat + WEEK, pat + 2 * WEEK))
+            gaps = np.diff(a, prepend=a[0] - WEEK / max(1, pat.size))
+            f.pat_a = a.tolist()
+            f.pat_c = (a - 0.3 * gaps).tolist()
+            f.pat_src = pat
         off0 = (t0 - MONDAY0) % WEEK
         ws = t0 - off0
-        pts = ws + np.concatenate((pat - WEEK, pat, pat + WEEK, pat + 2 * WEEK))
-        gaps = np.diff(pts, prepend=pts[0] - WEEK / max(1, pat.size))
-        ok = pts >= t0 + np.maximum(min_gap, 0.3 * gaps)
-        i = int(np.argmax(ok))
-        return float(pts[i]) if ok[i] else t0 + WEEK
+        i = max(bisect_left(f.pat_a, off0 + min_gap), bisect_left(f.pat_c, off0))
+        return ws + f.pat_a[i] if i < len(f.pat_a) else t0 + WEEK
 
     def _skip_ok(self, f: _Feed, t: float) -> float:
         if not f.skip_hours and not f.skip_days:
@@ -615,7 +677,11 @@ class Scheduler:
         self._now = max(self._now, now)
         self._pending.clear()
         self._reallocate(now)
-        self._spread([f for f in self._feeds.values() if not f.gone and not f.inflight], now)
+        feeds = [f for f in self._feeds.values() if not f.gone and not f.inflight]
+        # every pattern _spread is about to need, placed in one batch (same λ, same
+        # result as one by one)
+        self._place_feeds([f for f in feeds if f.pattern is None], now)
+        self._spread(feeds, now)
 
     def _spread(self, feeds: list[_Feed], now: float) -> None:
         overdue: list[_Feed] = []
