@@ -20,6 +20,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+from smartreader.content_aware import SETTING as CONTENT_AWARE
+from smartreader.content_aware import ContentTracker
+from smartreader.core.content import filter_sightings
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedFeed, ServerHints
 from smartreader.core.scheduler import (
     FeedExplanation,
@@ -90,6 +93,7 @@ class Updater:
         self._lock = threading.RLock()
         self._scheduled_ids: set[int] = set()
         self.scheduler = Scheduler(self._config(), now())
+        self.content = ContentTracker(store)  # profiles built lazily, per feed
         for feed in store.feeds():
             self._add_to_scheduler(feed)
 
@@ -136,6 +140,7 @@ class Updater:
         if feed_id in self._scheduled_ids:
             self.scheduler.remove_feed(feed_id)
             self._scheduled_ids.discard(feed_id)
+        self.content.forget(feed_id)
 
     def feed_changed(self, feed_id: int) -> None:
         """Re-read a feed's settings after the user edited, added or deleted it."""
@@ -334,10 +339,15 @@ class Updater:
         entries = doc.entries if doc is not None else ()
         with self._lock:
             known = self.store.known_uids(feed.id, [e.uid for e in entries]) if entries else set()
+            items = tuple(ItemSighting(e.uid, e.published, e.uid not in known) for e in entries)
+            if entries and self.store.get_setting(CONTENT_AWARE, False):
+                # "prefer new content": the scheduler learns the rate of novel items
+                novel = self.content.judge(feed.id, [e for e in entries if e.uid not in known])
+                items = filter_sightings(items, novel)
             obs = FetchObservation(
                 fetched_at=result.fetched_at,
                 status=status,
-                items=tuple(ItemSighting(e.uid, e.published, e.uid not in known) for e in entries),
+                items=items,
                 hints=hints,
                 manual=manual,
             )

@@ -154,8 +154,17 @@ class FeedPropertiesDialog(QDialog):
         parent: QWidget | None = None,
         *,
         credentials: Any = None,
+        overlaps: list[str] | None = None,
     ) -> None:
         super().__init__(parent)
+        if overlaps is None:
+            from smartreader.content_aware import feed_overlaps
+
+            try:
+                overlaps = feed_overlaps(store, feed_id)
+            except Exception:  # a hint is not worth failing the dialog over
+                overlaps = []
+        self.overlaps = overlaps
         if credentials is None:
             from smartreader.net import credentials as creds_module
 
@@ -213,7 +222,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Minimum interval:", self.min_interval)
         form.addRow("", self.load_images)
         lay.addLayout(form)
-        info = QLabel(self._info_html(feed))
+        info = QLabel(self._info_html(feed, overlaps))
         info.setWordWrap(True)
         info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -228,7 +237,7 @@ class FeedPropertiesDialog(QDialog):
         lay.addWidget(self.buttons)
 
     @staticmethod
-    def _info_html(feed: Any) -> str:
+    def _info_html(feed: Any, overlaps: Sequence[str] = ()) -> str:
         lines = [
             f"Last checked: {_fmt_time(feed.last_fetched)}",
             f"Last successful: {_fmt_time(feed.last_success)}",
@@ -237,6 +246,9 @@ class FeedPropertiesDialog(QDialog):
             lines.append(f"Site: {html.escape(feed.site_link)}")
         if feed.last_error:
             lines.append(f"Last error: {html.escape(feed.last_error)}")
+        for hint in overlaps:
+            # Roitman et al. Table 2: e.g. one feed's content contained in another's
+            lines.append(f"Content: {html.escape(hint)}")
         return "<br>".join(lines)
 
     def show_error(self, message: str) -> None:

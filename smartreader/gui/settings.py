@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ class SettingsDialog(QDialog):
         themeChanged(str): "system", "light" or "dark".
         notificationsChanged(bool)
         trayIconChanged(bool)
+        contentAwareChanged(bool): "prefer new content" (store setting ``content_aware``).
     """
 
     budgetChanged = Signal(float)
@@ -130,6 +132,7 @@ class SettingsDialog(QDialog):
     themeChanged = Signal(str)
     notificationsChanged = Signal(bool)
     trayIconChanged = Signal(bool)
+    contentAwareChanged = Signal(bool)
 
     def __init__(
         self,
@@ -152,6 +155,7 @@ class SettingsDialog(QDialog):
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
         self._initial_theme = str(self._prefs.get("theme", "system"))
+        self._initial_content = bool(store.get_setting(CONTENT_AWARE, False))
         self._curve_center: float | None = None
 
         root = QVBoxLayout(self)
@@ -229,6 +233,14 @@ class SettingsDialog(QDialog):
         self.min_interval.setValue(max(1, round(self._initial_min_interval / 60)))
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
         form.addRow("Minimum interval per feed:", self.min_interval)
+        self.content_aware = QCheckBox("Prefer new content")
+        self.content_aware.setChecked(self._initial_content)
+        self.content_aware.setToolTip(
+            "Spend requests on feeds that say something new: items that repeat what a "
+            "feed said recently (dependency bumps, re-posted headlines) count less "
+            "when smartreader learns how often to check it."
+        )
+        form.addRow("", self.content_aware)
         lay.addLayout(form)
         return box
 
@@ -352,6 +364,7 @@ class SettingsDialog(QDialog):
         self.notifications.setChecked(True)
         self.tray.setChecked(True)
         self.theme.setCurrentIndex(0)
+        self.content_aware.setChecked(False)
         self._update_estimate()
 
     def accept(self) -> None:
@@ -360,7 +373,10 @@ class SettingsDialog(QDialog):
         theme = str(self.theme.currentData())
         notify = self.notifications.isChecked()
         tray = self.tray.isChecked()
+        content = self.content_aware.isChecked()
         try:
+            if content != self._initial_content:
+                self.store.set_setting(CONTENT_AWARE, content)
             if budget != self._initial_budget:
                 self.store.set_setting("budget_per_day", budget)
             if min_interval != self._initial_min_interval:
@@ -381,3 +397,5 @@ class SettingsDialog(QDialog):
             self.notificationsChanged.emit(notify)
         if tray != self._initial_tray:
             self.trayIconChanged.emit(tray)
+        if content != self._initial_content:
+            self.contentAwareChanged.emit(content)
