@@ -21,23 +21,28 @@ from typing import Any
 
 import numpy as np
 
+from smartreader.sim.content import CONTENT_POLICIES, DEFAULT_BETA, load_content, replay_content
+from smartreader.sim.content import _line as content_line
 from smartreader.sim.policies import POLICIES, SELF_PACED
 from smartreader.sim.replay import ReplayResult, replay
 from smartreader.sim.world import FloatArray, load_capacities, load_trace
 
 
 def _policies(text: str) -> list[str]:
+    known = (*POLICIES, *CONTENT_POLICIES)
     names = list(POLICIES) if text == "all" else [p.strip() for p in text.split(",") if p]
-    bad = [p for p in names if p not in POLICIES]
+    bad = [p for p in names if p not in known]
     if bad or not names:
         raise argparse.ArgumentTypeError(
-            f"unknown policy {', '.join(bad) or text!r}; choose from {', '.join(POLICIES)} or all"
+            f"unknown policy {', '.join(bad) or text!r}; choose from {', '.join(known)} or all"
         )
     return names
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("trace", type=Path, help="feed_id,published CSV (epoch seconds, UTC)")
+    p.add_argument(
+        "trace", type=Path, help="feed_id,published CSV (epoch seconds, UTC; unused with --content)"
+    )
     p.add_argument("--feeds", type=Path, help="feed_id,capacity CSV (default capacity 20)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--budget", type=float, help="requests per day")
@@ -53,6 +58,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--fetch-log",
         type=Path,
         help="write feed_id,fetched,new_items,missed_estimate (single policy only)",
+    )
+    p.add_argument(
+        "--content",
+        type=Path,
+        help="content trace (JSON lines, traces/CONTENT.md): fetched items carry text; "
+        f"enables {', '.join(CONTENT_POLICIES)} and reports profile quality Q",
+    )
+    p.add_argument(
+        "--beta", type=float, default=DEFAULT_BETA, help="novelty threshold β (with --content)"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -128,7 +142,41 @@ def compare(
     return rows
 
 
+def _run_content(args: argparse.Namespace) -> int:
+    """Replay on the content trace: the same arrivals, items with text."""
+    content = load_content(args.content)
+    caps = load_capacities(args.feeds)
+    if args.budget is not None:
+        budget = float(args.budget)
+    elif args.interval_hours > 0:
+        budget = len(content.feeds) * 24.0 / args.interval_hours
+    else:
+        print("smartreader replay: --interval-hours must be positive")
+        return 2
+    truth = content.novel()
+    rows = [
+        replay_content(
+            content, caps, name, budget, beta=args.beta, warmup_days=args.warmup_days, truth=truth
+        )
+        for name in args.policy
+    ]
+    if args.json:
+        print(json.dumps([r.as_json() for r in rows] if len(rows) > 1 else rows[0].as_json()))
+    else:
+        print("\n".join(content_line(r) for r in rows))
+    return 0
+
+
 def run_replay(args: argparse.Namespace) -> int:
+    if getattr(args, "content", None) is not None:
+        if args.fetch_log:
+            print("smartreader replay: --fetch-log is not available with --content")
+            return 2
+        return _run_content(args)
+    unknown = [p for p in args.policy if p not in POLICIES]
+    if unknown:
+        print(f"smartreader replay: {', '.join(unknown)} needs --content FILE.jsonl")
+        return 2
     trace, caps = load(args.trace, args.feeds)
     if not trace:
         print("smartreader replay: the trace has no feeds")

@@ -112,3 +112,17 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["policy"] for r in rows] == ["smart", "roitman-fair"]
     assert all(0 < r["quality"] <= 1 for r in rows)
+
+
+def test_smartreader_replay_with_content(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    from smartreader.cli import main as smartreader_main
+
+    p = _write_trace(tmp_path / "c.jsonl", days=10)
+    args = ["replay", "unused.csv", "--content", str(p), "--budget", "12", "--warmup-days", "3"]
+    assert smartreader_main([*args, "--policy", "smart,smart-novelty", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in rows] == ["smart", "smart-novelty"]
+    assert all(0 < r["quality"] <= 1 and r["fetches_per_day"] <= 12 for r in rows)
+    # Content policies without content are a clear usage error.
+    assert smartreader_main(["replay", str(p), "--budget", "12", "--policy", "roitman-fair"]) == 2
+    assert "needs --content" in capsys.readouterr().out
