@@ -13,6 +13,8 @@ never for all feeds at start-up. No Qt here.
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,7 +42,10 @@ class ContentTracker:
     def __init__(self, store: Any, *, window: int = DEFAULT_WINDOW, beta: float = DEFAULT_BETA):
         self.store = store
         self.window = window
-        self.beta = beta
+        # The user's β (store setting), else the measured default.
+        with contextlib.suppress(TypeError, ValueError, AttributeError):
+            beta = float(store.get_setting(BETA_SETTING, beta))
+        self.beta = beta if math.isfinite(beta) else DEFAULT_BETA
         self.vocab = Vocabulary()
         self._filters: dict[int, NoveltyFilter] = {}
 

@@ -94,3 +94,16 @@ def test_content_aware_off_reports_every_new_item(tmp_path, server):
     new, items = _second_fetch(tmp_path, server, False)
     assert new == 6
     assert sum(i.is_new for i in items) == 6
+
+
+def test_beta_setting_is_read(tmp_path):
+    from smartreader.content_aware import BETA_SETTING, ContentTracker
+    from smartreader.core.content import DEFAULT_BETA
+    from smartreader.storage import Store
+
+    with Store(tmp_path / "db.sqlite3") as store:
+        assert ContentTracker(store).beta == DEFAULT_BETA
+        store.set_setting(BETA_SETTING, 1.5)
+        assert ContentTracker(store).beta == 1.5
+        store.set_setting(BETA_SETTING, "nonsense")
+        assert ContentTracker(store).beta == DEFAULT_BETA
