@@ -12,6 +12,7 @@ the store.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -31,7 +32,7 @@ from smartreader.core.scheduler import (
     SchedulerConfig,
 )
 from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
-from smartreader.net import credentials
+from smartreader.net import credentials, favicon
 from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host
 from smartreader.net.parse import parse_feed
@@ -39,6 +40,9 @@ from smartreader.storage.store import Feed, FetchRecord, Store
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
 DEFAULT_MIN_INTERVAL = 15 * 60.0
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,11 @@ class Updater:
         fetcher: Fetcher | None = None,
         now: Callable[[], float] = time.time,
         max_workers: int = 8,
+        fetch_icons: bool = False,
     ) -> None:
         self.store = store
         self.now = now
+        self.fetch_icons = fetch_icons  # the GUI shows them; the CLI has no use for them
         self.fetcher = fetcher if fetcher is not None else Fetcher(now=now)
         self.max_workers = max_workers
         self._lock = threading.RLock()
@@ -148,8 +154,9 @@ class Updater:
             self._remove_from_scheduler(feed_id)
             try:
                 feed = self.store.feed(feed_id)
-            except UsageError:
-                return  # deleted
+            except UsageError:  # deleted: its cached icon goes too (SQLite may reuse the id)
+                favicon.forget_icon(favicon.icons_dir(self.store.path), feed_id)
+                return
             self._add_to_scheduler(feed)
 
     # -- subscribing -----------------------------------------------------
@@ -383,6 +390,11 @@ class Updater:
             out = self.store.record_fetch(rec)
             if status == "gone":
                 self._remove_from_scheduler(feed.id)
+        if doc is not None:
+            try:
+                self._refresh_icon(feed, doc)
+            except Exception:  # an icon is decoration: it must never fail an update
+                log.exception("icon lookup failed for feed %s", feed.id)
         return UpdateResult(
             feed.id,
             status,
@@ -395,6 +407,24 @@ class Updater:
             rec.missed_from,
             rec.missed_to,
         )
+
+    def _refresh_icon(self, feed: Feed, doc: ParsedFeed) -> None:
+        """Cache the feed's icon next to the database (weekly at most; never fatal)."""
+        if not self.fetch_icons:
+            return
+        folder = favicon.icons_dir(self.store.path)
+        if not favicon.icon_due(folder, feed.id, self.now()):
+            return
+        data: bytes | None = None
+        for url in favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon):
+            r = self.fetcher.fetch(url)  # no credentials: an icon is not the feed
+            if r.status == "ok" and r.body and favicon.sniff_image(r.body):
+                data = r.body
+                break
+        try:
+            favicon.save_icon(folder, feed.id, data)
+        except OSError as e:
+            log.info("cannot cache the icon of feed %s: %s", feed.id, e)
 
     # -- what the GUI and `explain` read ----------------------------------
 

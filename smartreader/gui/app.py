@@ -204,7 +204,7 @@ class AppController:
             self._check_database(db_path(folder))
         store = Store(db_path(folder))
         try:
-            updater = Updater(store)
+            updater = Updater(store, fetch_icons=not demo)
         except BaseException:
             store.close()
             raise
