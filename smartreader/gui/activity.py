@@ -8,8 +8,11 @@ smart-vs-fixed-interval delay comparison and a warning for starved feeds.
 
 Reads run on the GUI thread: short indexed Store queries and the updater's
 in-memory ``explain``/``summary`` (pure computation under the updater's lock,
-never network I/O). Fetching happens in ``gui.worker``; connect its
-``feedUpdated`` signal to ``on_feed_updated`` to keep the panel current.
+never network I/O). The overview of many feeds (hundreds of ``explain`` calls,
+a few hundred ms in all) is computed a feed at a time in short slices from a
+zero-delay timer, and its table filled the same way, so no single call on the
+GUI thread takes long. Fetching happens in ``gui.worker``;
+connect its ``feedUpdated`` signal to ``on_feed_updated`` to keep the panel current.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import datetime as dt
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal, Slot
@@ -52,6 +55,10 @@ from smartreader.gui.charts import (
 )
 
 log = logging.getLogger(__name__)
+
+# Overviews of more active feeds than this are computed a slice at a time.
+SYNC_OVERVIEW_FEEDS = 40
+OVERVIEW_SLICE_S = 0.008
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 FEED_ID_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -444,7 +451,15 @@ class OverviewView(QWidget):
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in range(1, len(self.COLUMNS)):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        # Size columns from the visible rows, not all of them (hundreds of feeds).
+        hh.setResizeContentsPrecision(60)
         self.table.doubleClicked.connect(self._activated)
+        self._fill_rows: Iterator[dict[str, Any]] = iter(())
+        self._fill_colors = (QColor(), QColor())
+        self._fill_sort: tuple[int, Qt.SortOrder] = (2, Qt.SortOrder.DescendingOrder)
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(lambda: self._fill_some())
 
         split = QSplitter(Qt.Orientation.Vertical)
         hm = QWidget()
@@ -476,7 +491,11 @@ class OverviewView(QWidget):
         summary: Any | None,
         requests_today: int | None,
         week_total: Sequence[float] | None,
+        *,
+        incremental: bool = False,
     ) -> None:
+        """Show the overview; ``incremental`` fills the table a slice per event-loop
+        turn (hundreds of feeds) instead of at once."""
         pal = self.palette()
         err = _error_color(pal)
         warn = _warn_color(pal)
@@ -525,41 +544,64 @@ class OverviewView(QWidget):
         if week_total is not None and len(week_total) == HOURS_PER_WEEK:
             self.heatmap.set_values(week_total, unit="items/h expected")
 
-        sort_col = self.proxy.sortColumn()
-        sort_order = self.proxy.sortOrder()
+        self._fill_timer.stop()
+        self._fill_sort = (self.proxy.sortColumn(), self.proxy.sortOrder())
+        # Fill with the proxy detached: no re-sort and no view update per row.
+        self.proxy.setSourceModel(None)  # type: ignore[arg-type]
         self.model.removeRows(0, self.model.rowCount())
-        for r in rows:
-            title = _item(r["title"])
-            title.setData(r["feed_id"], FEED_ID_ROLE)
-            title.setToolTip(r.get("url", ""))
-            rate = r.get("rate")
-            share = r.get("share")
-            pct = r.get("pct")
-            delay = r.get("delay")
-            status = r.get("status") or ""
-            alerts = int(r.get("alerts") or 0)
-            items = [
-                title,
-                _item("—" if rate is None else _per_day(rate), rate or 0.0, align_right=True),
-                _item("—" if share is None else _per_day(share), share or 0.0, align_right=True),
-                _item("—" if pct is None else f"{pct:.1f} %", pct or 0.0, align_right=True),
-                _item(humanize_duration(delay), delay if delay is not None else 1e18),
-                _item(format_time(r.get("last_fetch")), r.get("last_fetch") or 0.0),
-                _item(STATUS_TEXT.get(status, status or "—"), status),
-                _item(str(alerts) if alerts else "", alerts, align_right=True),
-            ]
-            if status in ("error", "gone"):
-                items[6].setForeground(err)
-                items[6].setToolTip(r.get("error") or "")
-            elif status == "rate_limited":
-                items[6].setForeground(warn)
-            if alerts:
-                items[7].setForeground(warn)
-            if r.get("starved"):
-                items[2].setForeground(warn)
-                items[2].setToolTip("Starved: gets fewer fetches than it needs")
-            self.model.appendRow(items)
-        self.proxy.sort(sort_col if sort_col >= 0 else 2, sort_order)
+        self._fill_rows = iter(list(rows))
+        self._fill_colors = (err, warn)
+        if incremental:
+            self._fill_timer.start()  # a slice per event-loop turn
+        else:
+            self._fill_some(None)
+
+    def filling(self) -> bool:
+        return self._fill_timer.isActive()
+
+    def _fill_some(self, budget_s: float | None = 0.008) -> None:
+        deadline = None if budget_s is None else time.perf_counter() + budget_s
+        err, warn = self._fill_colors
+        for r in self._fill_rows:
+            self.model.appendRow(self._row_items(r, err, warn))
+            if deadline is not None and time.perf_counter() > deadline:
+                return
+        self._fill_timer.stop()
+        self.proxy.setSourceModel(self.model)
+        col, order = self._fill_sort
+        self.proxy.sort(col if col >= 0 else 2, order)
+
+    def _row_items(self, r: dict[str, Any], err: QColor, warn: QColor) -> list[QStandardItem]:
+        title = _item(r["title"])
+        title.setData(r["feed_id"], FEED_ID_ROLE)
+        title.setToolTip(r.get("url", ""))
+        rate = r.get("rate")
+        share = r.get("share")
+        pct = r.get("pct")
+        delay = r.get("delay")
+        status = r.get("status") or ""
+        alerts = int(r.get("alerts") or 0)
+        items = [
+            title,
+            _item("—" if rate is None else _per_day(rate), rate or 0.0, align_right=True),
+            _item("—" if share is None else _per_day(share), share or 0.0, align_right=True),
+            _item("—" if pct is None else f"{pct:.1f} %", pct or 0.0, align_right=True),
+            _item(humanize_duration(delay), delay if delay is not None else 1e18),
+            _item(format_time(r.get("last_fetch")), r.get("last_fetch") or 0.0),
+            _item(STATUS_TEXT.get(status, status or "—"), status),
+            _item(str(alerts) if alerts else "", alerts, align_right=True),
+        ]
+        if status in ("error", "gone"):
+            items[6].setForeground(err)
+            items[6].setToolTip(r.get("error") or "")
+        elif status == "rate_limited":
+            items[6].setForeground(warn)
+        if alerts:
+            items[7].setForeground(warn)
+        if r.get("starved"):
+            items[2].setForeground(warn)
+            items[2].setToolTip("Starved: gets fewer fetches than it needs")
+        return items
 
 
 class ActivityPanel(QWidget):
@@ -601,6 +643,12 @@ class ActivityPanel(QWidget):
         self._clock = QTimer(self)
         self._clock.setInterval(30_000)
         self._clock.timeout.connect(self._tick)
+        self._overview_stale = False
+        self._overview_job: Iterator[Any] | None = None
+        self._overview_poll = QTimer(self)
+        self._overview_poll.setSingleShot(True)
+        self._overview_poll.setInterval(0)
+        self._overview_poll.timeout.connect(self._poll_overview)
         self.set_feed(None)
 
     def feed_id(self) -> int | None:
@@ -631,11 +679,19 @@ class ActivityPanel(QWidget):
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
         self._clock.start()
+        if self._overview_stale and self._feed_id is None:
+            self._overview_stale = False
+            self.refresh()
 
     def hideEvent(self, event: Any) -> None:
         super().hideEvent(event)
         self._clock.stop()
         self._debounce.stop()
+        # An overview still being computed is dropped; showing the tab refreshes.
+        self._overview_job = None
+        self._overview_poll.stop()
+        if self.overview.filling():
+            self.overview._fill_some(None)
 
     def _tick(self) -> None:
         if self._feed_id is not None:
@@ -672,34 +728,83 @@ class ActivityPanel(QWidget):
         self.feed_view.show_feed(feed, ex, rows, self._budget(), now, why)
 
     def _refresh_overview(self, now: float) -> None:
+        feeds = self.store.feeds(with_state=False)
+        self._overview_job = None
+        self._overview_poll.stop()
+        if sum(1 for f in feeds if f.status == "active") <= SYNC_OVERVIEW_FEEDS:
+            self.overview.show_overview(*self._overview_data(feeds, now))
+            return
+        if not self.isVisible():
+            self._overview_stale = True  # computed when shown
+            return
+        # Hundreds of feeds: a feed's explain() at a time, a slice per event-loop
+        # turn (a Python thread would compete with the GUI thread for the GIL).
+        self._overview_job = self._overview_steps(feeds, now)
+        self._overview_poll.start()
+
+    def _poll_overview(self) -> None:
+        job = self._overview_job
+        if job is None:
+            self._overview_poll.stop()
+            return
+        deadline = time.perf_counter() + OVERVIEW_SLICE_S
+        try:
+            while time.perf_counter() < deadline:
+                result = next(job)
+                if result is not None:
+                    break
+            else:
+                self._overview_poll.start()
+                return
+        except StopIteration:
+            result = None
+        except Exception:  # e.g. the store was closed meanwhile
+            log.exception("overview computation failed")
+            result = None
+        self._overview_poll.stop()
+        self._overview_job = None
+        if result is not None and self._feed_id is None:
+            self.overview.show_overview(*result, incremental=True)
+
+    def overview_pending(self) -> bool:
+        """True while an overview is being computed a slice at a time."""
+        return self._overview_job is not None
+
+    def _overview_data(
+        self, feeds: Sequence[Any], now: float
+    ) -> tuple[list[dict[str, Any]], Any, int | None, list[float]]:
+        for result in self._overview_steps(feeds, now):
+            if result is not None:
+                return result
+        raise AssertionError("unreachable")
+
+    def _overview_steps(
+        self, feeds: Sequence[Any], now: float
+    ) -> Iterator[tuple[list[dict[str, Any]], Any, int | None, list[float]] | None]:
+        """Yields None between steps (one per feed), then the overview's data."""
         budget = self._budget()
         alerts = Counter(a.feed_id for a in self.store.alerts())
-        try:
-            summary = self.updater.summary()
-        except Exception:
-            log.exception("plan summary failed")
-            summary = None
-        starved = {int(f) for f in (getattr(summary, "feeds_starved", ()) or ())}
         try:
             requests_today: int | None = int(self.updater.requests_today())
         except Exception:
             requests_today = None
         rows: list[dict[str, Any]] = []
         week = [0.0] * HOURS_PER_WEEK
-        for feed in self.store.feeds():
+        lasts = self.store.last_fetches()
+        yield None
+        for feed in feeds:
             ex, _ = self._explain(feed.id) if feed.status == "active" else (None, "")
-            last = self.store.fetch_log(feed.id, limit=1)
+            last = lasts.get(feed.id)
             row: dict[str, Any] = {
                 "feed_id": feed.id,
                 "title": feed.display_title,
                 "url": feed.url,
                 "alerts": alerts.get(feed.id, 0),
-                "last_fetch": last[0].time if last else None,
-                "status": (last[0].status if last else None)
+                "last_fetch": last.time if last else None,
+                "status": (last.status if last else None)
                 if feed.status == "active"
                 else feed.status,
-                "error": last[0].error if last else feed.last_error,
-                "starved": feed.id in starved,
+                "error": last.error if last else feed.last_error,
             }
             if ex is not None:
                 share = float(ex.share_per_day)
@@ -713,7 +818,19 @@ class ActivityPanel(QWidget):
                 if len(lw) == HOURS_PER_WEEK:
                     week = [a + float(b) for a, b in zip(week, lw, strict=True)]
             rows.append(row)
-        self.overview.show_overview(rows, summary, requests_today, week)
+            yield None
+        # Last: explain() above has placed every feed's plan, so this is cheap now
+        # (first, it would place all of them in one long call).
+        try:
+            summary = self.updater.summary()
+        except Exception:
+            log.exception("plan summary failed")
+            summary = None
+        starved = {int(f) for f in (getattr(summary, "feeds_starved", ()) or ())}
+        for row in rows:
+            row["starved"] = row["feed_id"] in starved
+        yield None  # showing it is the next slice's work
+        yield rows, summary, requests_today, week
 
 
 def _compact_rows(view: QTableView) -> None:

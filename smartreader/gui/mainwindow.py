@@ -244,6 +244,7 @@ class MainWindow(QMainWindow):
         self.tree_model = FeedTreeModel(self.store, self)
         self.tree_model.feedDropped.connect(self._move_feed)
         self.list_model = ArticleListModel(self.store, self)
+        self.list_model.loaded.connect(self._list_loaded)
 
     def _build_widgets(self) -> None:
         self.tree = QTreeView()
@@ -522,9 +523,11 @@ class MainWindow(QMainWindow):
         idx = self.tree_model.index_for_key(key)
         if not idx.isValid():
             return False
+        changed = idx != self.tree.currentIndex()
         self.tree.setCurrentIndex(idx)
         self.tree.scrollTo(idx)
-        if key == self.current_key():
+        if not changed:
+            # Same node again: currentChanged did not fire; re-read its list.
             self._node_changed(idx, QModelIndex())
         return True
 
@@ -572,9 +575,28 @@ class MainWindow(QMainWindow):
     @Slot()
     def _apply_query(self) -> None:
         keep = self._current_entry
+        self._keep_after_load = None
         self.list_model.set_query(**self._query())
-        if keep is not None and self.list_model.row_of(keep) >= 0:
-            self._select_row(self.list_model.row_of(keep), open_=False)
+        if keep is None:
+            return
+        # Only the first page of a long list is in yet: look there, and again once
+        # the rest has arrived (never wait for 100,000 ids on the GUI thread).
+        row = self.list_model.row_of(keep, load=False)
+        if row >= 0:
+            self._select_row(row, open_=False)
+        elif self.list_model.loading():
+            self._keep_after_load = keep
+
+    _keep_after_load: int | None = None
+
+    @Slot()
+    def _list_loaded(self) -> None:
+        keep, self._keep_after_load = self._keep_after_load, None
+        if keep is None or keep != self._current_entry or self.selected_row() >= 0:
+            return
+        row = self.list_model.row_of(keep, load=False)
+        if row >= 0:
+            self._select_row(row, open_=False)
 
     def _search_done(self) -> None:
         self._search_timer.stop()
@@ -980,8 +1002,9 @@ class MainWindow(QMainWindow):
     def _refresh_after_update(self) -> None:
         if self._closing:
             return
-        self.list_model.reload_feed_titles()
-        self.tree_model.reload()
+        feeds = self.store.feeds(with_state=False)  # read once for both models
+        self.list_model.reload_feed_titles(feeds)
+        self.tree_model.reload(feeds)
         self.list_model.requery()
         self._update_unread_total()
         self._update_banner()

@@ -5,9 +5,12 @@ then folders with their feeds, then top-level feeds, with unread counts and
 error/missed-item state. It is rebuilt from the store by ``reload()``; when only
 counts changed it emits ``dataChanged`` so the selection and expansion survive.
 
-``ArticleListModel`` holds only the ids of the current list (``Store.entry_ids``)
-and loads ``EntryRow``s a page at a time, on demand, into a row cache, so a list
-of 100,000 articles costs a list of ints plus the rows the view actually paints.
+``ArticleListModel`` holds only the ids of the current list and loads
+``EntryRow``s a page at a time, on demand, into a bounded row cache, so a list of
+100,000 articles costs a list of ints plus the rows the view actually paints.
+The ids themselves arrive in keyset pages (``Store.entry_keys``): the first page
+at once, the rest from a zero-delay timer in slices of a few milliseconds, so
+switching to a 100,000-article list never blocks the GUI thread for long.
 Flag changes invalidate single rows (``refresh_ids``), never the whole list.
 
 Neither model writes to the store; the main window does, then tells the model.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +36,7 @@ from PySide6.QtCore import (
     QRectF,
     QSize,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
@@ -203,9 +207,9 @@ class FeedTreeModel(QAbstractItemModel):
 
     # -- building -------------------------------------------------------
 
-    def _build(self) -> tuple[Node, tuple[Any, ...]]:
+    def _build(self, feeds: Sequence[Any] | None = None) -> tuple[Node, tuple[Any, ...]]:
         store = self.store
-        feeds = store.feeds()
+        feeds = store.feeds(with_state=False) if feeds is None else feeds
         folders = store.folders()
         counts = store.unread_counts()
         starred = store.starred_count()
@@ -248,9 +252,10 @@ class FeedTreeModel(QAbstractItemModel):
         )
         return root, structure
 
-    def reload(self) -> None:
-        """Re-read the store. Keeps indexes valid when only counts/status changed."""
-        root, structure = self._build()
+    def reload(self, feeds: Sequence[Any] | None = None) -> None:
+        """Re-read the store (``feeds``: ``Store.feeds()`` if the caller has it).
+        Keeps indexes valid when only counts/status changed."""
+        root, structure = self._build(feeds)
         if structure == self._structure:
             self._copy_state(root)
             return
@@ -450,6 +455,15 @@ class FeedTreeModel(QAbstractItemModel):
 COLUMNS = ("Title", "Feed", "Date")
 COL_TITLE, COL_FEED, COL_DATE = range(3)
 PAGE = 200
+# Rows kept in the row cache; beyond this it is emptied (the view re-reads a page).
+CACHE_MAX = 20_000
+# Id loading: the first page is read at once, the rest in pages of KEY_PAGE from a
+# timer, at most LOAD_SLICE_S of work per event-loop turn.
+FIRST_PAGE = 500
+KEY_PAGE = 2_000
+LOAD_SLICE_S = 0.008
+# A search collects its matches this many entry ids at a time.
+SEARCH_SLICE = 5_000
 
 
 def format_when(t: float, now: float | None = None) -> str:
@@ -467,12 +481,19 @@ def format_when(t: float, now: float | None = None) -> str:
 
 
 class ArticleListModel(QAbstractTableModel):
-    """A lazy, sortable article list over ``Store.entry_ids`` / ``Store.entry_rows``.
+    """A lazy, sortable article list over ``Store.entry_keys`` / ``Store.entry_rows``.
 
     ``set_query(feed_ids=..., unread=..., starred=..., search=...)`` replaces the
-    list. Sorting by date is done by SQLite; by title or feed it loads the rows
-    of the current list (once) and sorts in Python.
+    list. Sorting by date is done by SQLite, and the ids arrive a page at a time
+    (``loading()`` is True until the last page is in; ``loaded`` is emitted then);
+    by title or feed it loads the rows of the current list (once) and sorts in
+    Python.
+
+    Signals:
+        loaded(): the whole id list of the current query is in.
     """
+
+    loaded = Signal()
 
     def __init__(
         self, store: Any, parent: Any = None, *, now: Callable[[], float] = time.time
@@ -481,7 +502,7 @@ class ArticleListModel(QAbstractTableModel):
         self.store = store
         self._now = now
         self._ids: list[int] = []
-        self._pos: dict[int, int] = {}
+        self._pos_cache: dict[int, int] | None = None
         self._cache: dict[int, Any] = {}
         self._query: dict[str, Any] = {}
         self._sort_col = COL_DATE
@@ -490,16 +511,31 @@ class ArticleListModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._icons: dict[str, QIcon] = {}
+        # Paged loading: the steps still to run (see _pages), done or not.
+        self._loader: Iterator[list[int]] | None = None
+        self._pending = False
+        self._max_id = 0
+        self._load_timer = QTimer(self)
+        self._load_timer.setSingleShot(True)
+        self._load_timer.setInterval(0)
+        self._load_timer.timeout.connect(self._load_more)
         self.reload_feed_titles()
 
     # -- data loading ---------------------------------------------------
 
-    def reload_feed_titles(self) -> None:
-        self._feed_titles = {f.id: f.display_title for f in self.store.feeds()}
+    def reload_feed_titles(self, feeds: Sequence[Any] | None = None) -> None:
+        feeds = self.store.feeds(with_state=False) if feeds is None else feeds
+        self._feed_titles = {f.id: f.display_title for f in feeds}
+
+    def _by_date(self) -> bool:
+        return self._sort_col == COL_DATE
+
+    def _oldest_first(self) -> bool:
+        return self._by_date() and self._sort_order == Qt.SortOrder.AscendingOrder
 
     def _query_ids(self) -> list[int]:
-        oldest = self._sort_col == COL_DATE and self._sort_order == Qt.SortOrder.AscendingOrder
-        ids: list[int] = self.store.entry_ids(oldest_first=oldest, **self._query)
+        """The whole list at once (sorting by title/feed, and re-queries)."""
+        ids: list[int] = self.store.entry_ids(oldest_first=self._oldest_first(), **self._query)
         if self._sort_col in (COL_TITLE, COL_FEED) and ids:
             rows = self.store.entry_rows(ids)
             self._cache.update(rows)
@@ -521,43 +557,169 @@ class ArticleListModel(QAbstractTableModel):
         self.beginResetModel()
         self._query = {k: v for k, v in query.items() if v not in (None, False, "")}
         self._cache.clear()
-        self._set_ids(self._query_ids())
+        self._start_load()
         self.endResetModel()
+        if not self._pending:
+            self.loaded.emit()
 
     def query(self) -> dict[str, Any]:
         return dict(self._query)
 
     def _set_ids(self, ids: list[int]) -> None:
         self._ids = ids
-        self._pos = {i: r for r, i in enumerate(ids)}
+        self._pos_cache = None
+
+    def _start_load(self) -> None:
+        """Inside a model reset: the first page now, the rest from the timer."""
+        self._load_timer.stop()
+        self._max_id = self.store.max_entry_id()
+        self._loader = None
+        self._pending = False
+        if not self._by_date():
+            self._set_ids(self._query_ids())
+            return
+        self._set_ids([])
+        self._loader = self._pages()
+        self._pending = True
+        deadline = time.perf_counter() + LOAD_SLICE_S
+        first = True
+        while self._pending and (first or time.perf_counter() < deadline):
+            first = False
+            self._ids.extend(self._step())
+        if self._pending:
+            self._load_timer.start()
+
+    def _pages(self) -> Iterator[list[int]]:
+        """The list in small steps: a search first collects its matches in slices
+        of the id range, then key pages in list order (each an index range scan)."""
+        matches: set[int] | None = None
+        if "search" in self._query:
+            text = str(self._query["search"])
+            matches = set()
+            for lo in range(0, self._max_id, SEARCH_SLICE):
+                matches |= self.store.search_ids(text, (lo, lo + SEARCH_SLICE))
+                yield []
+            if not matches:
+                return
+        q = {k: v for k, v in self._query.items() if k != "search"}
+        oldest = self._oldest_first()
+        after: tuple[int, float] | None = None
+        n = FIRST_PAGE
+        while True:
+            keys = self.store.entry_keys(oldest_first=oldest, after=after, limit=n, **q)
+            if keys:
+                after = keys[-1]
+                if matches is not None:
+                    yield [k[0] for k in keys if k[0] in matches]
+                else:
+                    yield [k[0] for k in keys]
+            if len(keys) < n:
+                return
+            n = KEY_PAGE
+
+    def _step(self) -> list[int]:
+        """One step of the loader; clears ``_pending`` when the list is complete."""
+        if self._loader is None:
+            self._pending = False
+            return []
+        try:
+            return next(self._loader)
+        except StopIteration:
+            self._loader = None
+            self._pending = False
+            return []
+
+    def _load_more(self) -> None:
+        if not self._pending:
+            return
+        deadline = time.perf_counter() + LOAD_SLICE_S
+        new: list[int] = self._step()  # at least one step per turn
+        while self._pending and time.perf_counter() < deadline:
+            new.extend(self._step())
+        self._append(new)
+        if self._pending:
+            self._load_timer.start()
+        else:
+            self.loaded.emit()
+
+    def _append(self, new: list[int]) -> None:
+        if not new:
+            return
+        n = len(self._ids)
+        self.beginInsertRows(QModelIndex(), n, n + len(new) - 1)
+        self._ids.extend(new)
+        if self._pos_cache is not None:
+            self._pos_cache.update((i, n + k) for k, i in enumerate(new))
+        self.endInsertRows()
+
+    def finish_loading(self) -> None:
+        """Read the rest of the list now (what needs the whole list calls this)."""
+        if not self._pending:
+            return
+        self._load_timer.stop()
+        new: list[int] = []
+        while self._pending:
+            new.extend(self._step())
+        self._append(new)
+        self.loaded.emit()
+
+    def loading(self) -> bool:
+        return self._pending
+
+    @property
+    def _pos(self) -> dict[int, int]:
+        if self._pos_cache is None:
+            self._pos_cache = {i: r for r, i in enumerate(self._ids)}
+        return self._pos_cache
 
     def requery(self) -> list[int]:
         """Re-run the query; new ids are inserted (at the top when newest-first),
         ids no longer matching stay (an item read a moment ago does not vanish
         under the cursor). Returns the ids that were added."""
-        fresh = self._query_ids()
-        new = [i for i in fresh if i not in self._pos]
-        if not new:
-            return []
+        self.finish_loading()
         newest_first = (
             self._sort_col == COL_DATE and self._sort_order == Qt.SortOrder.DescendingOrder
         )
         if newest_first:
-            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
-            self._set_ids(new + self._ids)
+            # Only entries stored since the list was read can be new to it: read
+            # just those (a full re-read of 100,000 ids would stall the GUI).
+            max_id = self.store.max_entry_id()
+            if max_id <= self._max_id:
+                return []
+            q = {k: v for k, v in self._query.items() if k != "search"}
+            # Ids above the last max can only be in the list if a page read them
+            # after that max was taken (stored meanwhile): a cheap scan finds those.
+            known = {i for i in self._ids if i > self._max_id}
+            fresh = [k[0] for k in self.store.entry_keys(min_id=self._max_id, **q)]
+            fresh = [i for i in fresh if i not in known]
+            self._max_id = max_id
+            if "search" in self._query and fresh:
+                found = self.store.search_ids(str(self._query["search"]), (min(fresh) - 1, max_id))
+                fresh = [i for i in fresh if i in found]
+            if not fresh:
+                return []
+            self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+            self._set_ids(fresh + self._ids)
             self.endInsertRows()
-        else:
-            self.beginResetModel()
-            # Everything that matches now, plus rows already shown (they stay put).
-            matching = set(fresh)
-            self._set_ids(fresh + [i for i in self._ids if i not in matching])
-            self.endResetModel()
+            return fresh
+        fresh = self._query_ids()
+        self._max_id = self.store.max_entry_id()
+        new = [i for i in fresh if i not in self._pos]
+        if not new:
+            return []
+        self.beginResetModel()
+        # Everything that matches now, plus rows already shown (they stay put).
+        matching = set(fresh)
+        self._set_ids(fresh + [i for i in self._ids if i not in matching])
+        self.endResetModel()
         return new
 
     def _row(self, r: int) -> Any:
         eid = self._ids[r]
         row = self._cache.get(eid)
         if row is None:
+            if len(self._cache) > CACHE_MAX:
+                self._cache.clear()
             start = max(0, r - PAGE // 4)
             page = [i for i in self._ids[start : start + PAGE] if i not in self._cache]
             self._cache.update(self.store.entry_rows(page))
@@ -566,12 +728,16 @@ class ArticleListModel(QAbstractTableModel):
 
     def refresh_ids(self, ids: Iterable[int]) -> None:
         """Reload these entries' rows (after read/star changes) and repaint them."""
-        ids = [i for i in ids if i in self._pos]
-        if not ids:
+        ids = list(ids)
+        if len(ids) > 8:
+            pos = self._pos
+            rows = [(i, pos[i]) for i in ids if i in pos]
+        else:
+            rows = [(i, r) for i in ids if (r := self.row_of(i, load=False)) >= 0]
+        if not rows:
             return
-        self._cache.update(self.store.entry_rows(ids))
-        for i in ids:
-            r = self._pos[i]
+        self._cache.update(self.store.entry_rows([i for i, _r in rows]))
+        for _i, r in rows:
             self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
 
     def invalidate(self) -> None:
@@ -585,13 +751,23 @@ class ArticleListModel(QAbstractTableModel):
     # -- lookups --------------------------------------------------------
 
     def ids(self) -> list[int]:
+        self.finish_loading()
         return list(self._ids)
 
     def entry_id(self, row: int) -> int:
         return self._ids[row]
 
-    def row_of(self, entry_id: int) -> int:
-        return self._pos.get(entry_id, -1)
+    def row_of(self, entry_id: int, *, load: bool = True) -> int:
+        """The row of an entry; -1 when not in the list. ``load=False`` looks only
+        at the ids read so far (never waits for the rest of a long list)."""
+        try:
+            return self._ids.index(entry_id)
+        except ValueError:
+            pass
+        if load and self._pending:
+            self.finish_loading()
+            return self.row_of(entry_id, load=False)
+        return -1
 
     def entry_row(self, row: int) -> Any:
         return self._row(row)
@@ -678,12 +854,14 @@ class ArticleListModel(QAbstractTableModel):
             return
         if (column, order) == (self._sort_col, self._sort_order) and self._ids:
             return
+        self.finish_loading()
         self.layoutAboutToBeChanged.emit()
         old_persistent = self.persistentIndexList()
         old_ids = [self._ids[i.row()] if i.row() < len(self._ids) else -1 for i in old_persistent]
         self._sort_col, self._sort_order = column, order
         if self._query or self._ids:
             self._set_ids(self._query_ids())
+            self._max_id = self.store.max_entry_id()
         new = [
             self.index(self._pos[i], p.column()) if i in self._pos else QModelIndex()
             for i, p in zip(old_ids, old_persistent, strict=True)

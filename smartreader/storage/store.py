@@ -429,9 +429,9 @@ class Store:
     )
 
     @staticmethod
-    def _feed(r: sqlite3.Row) -> Feed:
+    def _feed(r: sqlite3.Row, with_state: bool = True) -> Feed:
         state = None
-        if r["scheduler_state"]:
+        if with_state and r["scheduler_state"]:
             try:
                 state = json.loads(r["scheduler_state"])
             except ValueError:
@@ -460,7 +460,7 @@ class Store:
             capacity=r["capacity"],
             redirect_url=r["redirect_url"],
             redirect_seen=r["redirect_seen"],
-            hints=_hints_from_json(r["hints_json"]),
+            hints=_hints_from_json(r["hints_json"] if with_state else None),
             scheduler_state=state,
         )
 
@@ -470,12 +470,15 @@ class Store:
             raise UsageError(f"no feed with id {feed_id}")
         return self._feed(rows[0])
 
-    def feeds(self) -> list[Feed]:
+    def feeds(self, *, with_state: bool = True) -> list[Feed]:
+        """Every feed. ``with_state=False`` leaves ``scheduler_state`` None and
+        ``hints`` empty: cheaper for lists of titles, counts and status (the
+        learned state of hundreds of feeds is a lot of JSON to parse)."""
         rows = self._q(
             self._FEED_SQL + " ORDER BY folders.name IS NOT NULL, folders.name, "
             "lower(coalesce(feeds.user_title, nullif(feeds.title, ''), feeds.url))"
         )
-        return [self._feed(r) for r in rows]
+        return [self._feed(r, with_state) for r in rows]
 
     _FEED_SETTINGS = frozenset(
         {"user_title", "weight", "min_interval", "load_images", "auth_username", "status", "url"}
@@ -688,23 +691,32 @@ class Store:
             f"SELECT * FROM fetch_log {where} ORDER BY time DESC, id DESC LIMIT ?",
             (*params, limit),
         )
-        return [
-            FetchLogRow(
-                r["id"],
-                r["feed_id"],
-                r["time"],
-                r["status"],
-                r["http_status"],
-                r["bytes"],
-                r["new_items"],
-                r["window_items"],
-                r["duration"],
-                r["error"],
-                bool(r["manual"]),
-                r["missed_estimate"],
-            )
-            for r in rows
-        ]
+        return [self._log_row(r) for r in rows]
+
+    @staticmethod
+    def _log_row(r: sqlite3.Row) -> FetchLogRow:
+        return FetchLogRow(
+            r["id"],
+            r["feed_id"],
+            r["time"],
+            r["status"],
+            r["http_status"],
+            r["bytes"],
+            r["new_items"],
+            r["window_items"],
+            r["duration"],
+            r["error"],
+            bool(r["manual"]),
+            r["missed_estimate"],
+        )
+
+    def last_fetches(self) -> dict[int, FetchLogRow]:
+        """The most recent fetch log row of every feed that has one (one query)."""
+        rows = self._q(
+            "SELECT * FROM fetch_log WHERE id IN (SELECT (SELECT l.id FROM fetch_log l "
+            "WHERE l.feed_id = feeds.id ORDER BY l.time DESC, l.id DESC LIMIT 1) FROM feeds)"
+        )
+        return {int(r["feed_id"]): self._log_row(r) for r in rows}
 
     def fetch_times(self, since: float, *, manual: bool = False) -> list[tuple[int, float]]:
         rows = self._q(
@@ -750,6 +762,71 @@ class Store:
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [int(r[0]) for r in self._q(sql, params)]
+
+    def entry_keys(
+        self,
+        *,
+        feed_ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+        oldest_first: bool = False,
+        after: tuple[int, float] | None = None,
+        min_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """``(id, sort_time)`` in article-list order (``sort_time`` then ``id``), one
+        page at a time: ``after`` is the last key of the previous page (keyset
+        paging, so each page is an index range scan however deep it is), as returned:
+        ``(id, sort_time)``.
+        ``min_id``: only entries with a larger id (stored after that one)."""
+        where: list[str] = []
+        params: list[Any] = []
+        if feed_ids is not None:
+            if not feed_ids:
+                return []
+            where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
+            params += list(feed_ids)
+        if unread:
+            where.append("read = 0")
+        if starred:
+            where.append("starred = 1")
+        if min_id is not None:
+            where.append("id > ?")
+            params.append(int(min_id))
+        if after is not None:
+            last, t = int(after[0]), float(after[1])
+            op = ">" if oldest_first else "<"
+            where.append(f"(sort_time {op} ? OR (sort_time = ? AND id > ?))")
+            params += [t, t, last]
+        sql = "SELECT id, sort_time FROM entries"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY sort_time " + ("ASC" if oldest_first else "DESC") + ", id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._lock:
+            cur = self._db.execute(sql, params)
+            cur.row_factory = None  # plain tuples: this runs for 100,000s of rows
+            return cur.fetchall()
+
+    def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
+        """Ids of the entries a full-text search finds (unordered); ``id_range``
+        ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""
+        q = fts_query(text)
+        if q is None:
+            return set()
+        sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
+        params: list[Any] = [q]
+        if id_range is not None:
+            sql += " AND rowid > ? AND rowid <= ?"
+            params += [int(id_range[0]), int(id_range[1])]
+        with self._lock:
+            cur = self._db.execute(sql, params)
+            cur.row_factory = None
+            return {r[0] for r in cur}
+
+    def max_entry_id(self) -> int:
+        return int(self._q("SELECT coalesce(max(id), 0) FROM entries")[0][0])
 
     def entry_rows(self, ids: Sequence[int]) -> dict[int, EntryRow]:
         out: dict[int, EntryRow] = {}

@@ -23,6 +23,7 @@ import pytest
 from smartreader.core.models import ParsedEntry
 from smartreader.errors import DatabaseTooNewError, StorageError
 from smartreader.storage import backups, recovery
+from smartreader.storage.schema import SCHEMA_VERSION
 from smartreader.storage.store import FetchRecord, Store
 from tests.reliability.support import REPO
 
@@ -117,16 +118,17 @@ def test_kill_during_migration_leaves_old_or_new_schema_never_half(tmp_path: Pat
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
             assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 20_000
             assert con.execute("SELECT count(*) FROM entries WHERE read").fetchone()[0] == 3
-            if version == 1:
+            # The fake migration takes the current schema one version further.
+            if version == SCHEMA_VERSION:
                 outcomes["old"] += 1
                 assert "extra" not in cols and "v2_copy" not in tables
             else:
                 outcomes["new"] += 1
-                assert version == 2 and "extra" in cols
+                assert version == SCHEMA_VERSION + 1 and "extra" in cols
                 assert con.execute("SELECT count(*) FROM v2_copy").fetchone()[0] == 20_000
         finally:
             con.close()
-        if version == 1:  # the app still starts on it
+        if version == SCHEMA_VERSION:  # the app still starts on it
             with Store(db) as store:
                 assert store.entry_count() == 20_000
         # The pre-migration backup, if it got its final name, is complete.
@@ -144,9 +146,9 @@ def test_migration_takes_a_backup_first(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(st, "SCHEMA_VERSION", len(st.MIGRATIONS))
     with Store(db) as store:
         assert store.entry_count() == 50
-    (b,) = (tmp_path / "backups").glob("pre-migration-v1-*.sqlite3")
+    (b,) = (tmp_path / "backups").glob(f"pre-migration-v{SCHEMA_VERSION}-*.sqlite3")
     con = sqlite3.connect(b)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 50
     con.close()
 
