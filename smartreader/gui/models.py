@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
@@ -43,6 +45,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QIcon,
+    QImage,
     QPainter,
     QPainterPath,
     QPalette,
@@ -50,6 +53,8 @@ from PySide6.QtGui import (
     QPixmap,
 )
 from PySide6.QtWidgets import QApplication, QStyle
+
+from smartreader.net import favicon
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -72,10 +77,27 @@ def _hue_for(text: str) -> int:
     return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:4], 16) % 360
 
 
-def letter_icon(text: str, size: int = ICON_PX, *, badge: QColor | None = None) -> QIcon:
-    """A rounded square with the first letter of ``text``: a stand-in favicon.
+def _icon_files(folder: Path) -> dict[int, str]:
+    """Cached favicons by feed id, as "path@mtime" so a new icon repaints (one scandir)."""
+    found: dict[int, str] = {}
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                stem, _, ext = e.name.partition(".")
+                if stem.isdigit() and ext in ("png", "ico", "gif", "jpg", "webp"):
+                    found[int(stem)] = f"{e.path}@{e.stat().st_mtime_ns}"
+    except OSError:
+        pass
+    return found
 
-    ``badge`` paints a small dot in the corner (error / missed items)."""
+
+def letter_icon(
+    text: str, size: int = ICON_PX, *, badge: QColor | None = None, image: QImage | None = None
+) -> QIcon:
+    """The feed's favicon (``image``) or, without one, a rounded square with the first
+    letter of ``text``. ``badge`` paints a small dot in the corner (error / missed)."""
+    if image is not None and image.isNull():
+        image = None
     icon = QIcon()
     for scale in (1, 2):
         px = size * scale
@@ -85,15 +107,25 @@ def letter_icon(text: str, size: int = ICON_PX, *, badge: QColor | None = None) 
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(QColor.fromHsl(_hue_for(text), 150, 120))
-        p.drawRoundedRect(QRectF(0, 0, px, px), px * 0.22, px * 0.22)
-        letter = next((c for c in text if c.isalnum()), "?").upper()
-        f = QFont()
-        f.setPixelSize(int(px * 0.62))
-        f.setBold(True)
-        p.setFont(f)
-        p.setPen(QColor("white"))
-        p.drawText(QRectF(0, 0, px, px), Qt.AlignmentFlag.AlignCenter, letter)
+        if image is not None:
+            p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            scaled = image.scaled(
+                px,
+                px,
+                Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+            p.drawImage(QPointF((px - scaled.width()) / 2, (px - scaled.height()) / 2), scaled)
+        else:
+            p.setBrush(QColor.fromHsl(_hue_for(text), 150, 120))
+            p.drawRoundedRect(QRectF(0, 0, px, px), px * 0.22, px * 0.22)
+            letter = next((c for c in text if c.isalnum()), "?").upper()
+            f = QFont()
+            f.setPixelSize(int(px * 0.62))
+            f.setBold(True)
+            p.setFont(f)
+            p.setPen(QColor("white"))
+            p.drawText(QRectF(0, 0, px, px), Qt.AlignmentFlag.AlignCenter, letter)
         if badge is not None:
             r = px * 0.2
             c = QPointF(px - r - 0.5, r + 0.5)
@@ -172,6 +204,7 @@ class Node:
     unread: int = 0
     status: str = ""  # "" | "error" | "missed"
     tooltip: str = ""
+    icon: str = ""  # cached favicon file, "path@mtime" ("" = letter icon)
 
     @property
     def key(self) -> str:
@@ -217,6 +250,7 @@ class FeedTreeModel(QAbstractItemModel):
             alerted = {a.feed_id for a in store.alerts()}
         except Exception:  # an older store without alerts must not break the tree
             alerted = set()
+        icon_files = _icon_files(favicon.icons_dir(store.path)) if hasattr(store, "path") else {}
         root = Node("root", 0, "")
         total_unread = sum(counts.values())
         for sid, title in SMART:
@@ -233,6 +267,7 @@ class FeedTreeModel(QAbstractItemModel):
             parent = by_folder.get(feed.folder_id) if feed.folder_id is not None else None
             n = Node("feed", feed.id, feed.display_title, parent or root)
             n.unread = counts.get(feed.id, 0)
+            n.icon = icon_files.get(feed.id, "")
             tip = [feed.display_title, feed.url]
             if feed.status in ("error", "gone") or (feed.error_count and feed.last_error):
                 n.status = "error"
@@ -270,8 +305,13 @@ class FeedTreeModel(QAbstractItemModel):
         def walk(old: Node, new: Node, parent_index: QModelIndex) -> None:
             first = last = -1
             for i, (o, n) in enumerate(zip(old.children, new.children, strict=True)):
-                if (o.unread, o.status, o.tooltip) != (n.unread, n.status, n.tooltip):
-                    o.unread, o.status, o.tooltip = n.unread, n.status, n.tooltip
+                if (o.unread, o.status, o.tooltip, o.icon) != (
+                    n.unread,
+                    n.status,
+                    n.tooltip,
+                    n.icon,
+                ):
+                    o.unread, o.status, o.tooltip, o.icon = n.unread, n.status, n.tooltip, n.icon
                     first = i if first < 0 else first
                     last = i
                 if o.children:
@@ -395,11 +435,12 @@ class FeedTreeModel(QAbstractItemModel):
 
     def _icon(self, n: Node) -> QIcon:
         if n.kind == "feed":
-            k = (n.title, n.status)
+            k = (n.title, n.status, n.icon)
             icon = self._icons.get(k)
             if icon is None:
                 badge = {"error": ERROR_COLOR, "missed": MISSED_COLOR}.get(n.status)
-                icon = letter_icon(n.title, badge=badge)
+                image = QImage(n.icon.rsplit("@", 1)[0]) if n.icon else None
+                icon = letter_icon(n.title, badge=badge, image=image)
                 self._icons[k] = icon
             return icon
         style = QApplication.style()
