@@ -59,7 +59,8 @@ def test_missed_items_alert_end_to_end(tmp_path, qtbot, feed_server):
         assert "not seen" in win.banner.text() and "shows 5" in win.banner.text()
         status = win.tree_model.index_for_key(f"feed:{fid}").data(Qt.ItemDataRole.UserRole + 3)
         assert status == "missed"
-        assert win.list_model.rowCount() == 10  # what could be seen was stored
+        assert store.entry_count() == 10  # what could be seen was stored...
+        qtbot.waitUntil(lambda: win.list_model.rowCount() == 10, timeout=3000)  # ...and listed
     finally:
         win.close()
         updater.close()
