@@ -55,6 +55,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import time
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Hashable
@@ -72,6 +73,11 @@ from smartreader.core.schedule import expected_delay, place_many, sqrt_shape_fac
 
 FloatArray = npt.NDArray[np.float64]
 INF = float("inf")
+
+
+def _utc(t: float) -> str:
+    """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
 
 
 @dataclass(frozen=True)
@@ -742,10 +748,10 @@ class Scheduler:
         if f.starved:
             notes.append("below minimum: budget too small")
         if f.not_before > now:
-            notes.append(f"server asks to wait until {f.not_before:.0f}")
+            notes.append(f"server asks to wait until {_utc(f.not_before)}")
         hb = self._host_block.get(f.host, -INF)
         if hb > now:
-            notes.append(f"host {f.host} rate-limited until {hb:.0f}")
+            notes.append(f"host {f.host} rate-limited until {_utc(hb)}")
         if f.err_count:
             notes.append(f"{f.err_count} consecutive error(s): backing off")
         if f.est.total_count < 5:

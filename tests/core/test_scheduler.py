@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
 import numpy as np
 import pytest
@@ -110,6 +111,8 @@ def test_retry_after_is_honoured_for_the_feed_and_its_host():
         "a", FetchObservation(T0 + 10, "rate_limited", hints=ServerHints(retry_after=until))
     )
     assert v.next_due >= until
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until))
+    assert any(stamp in n for n in sched.explain("a", T0 + 20).notes)  # readable, not epoch
     for fid in first:
         if fid != "a":
             sched.observe(fid, ok(T0 + 10))
