@@ -29,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
     QRectF,
+    QSize,
     Qt,
     QTimer,
     QUrl,
@@ -78,6 +80,7 @@ from smartreader.gui.alerts import AlertsView, MissedBanner
 from smartreader.gui.article_view import ArticleView
 from smartreader.gui.charts import humanize_in
 from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog, HelpOverlay
+from smartreader.gui.icons import ui_icon
 from smartreader.gui.models import (
     COL_DATE,
     COL_FEED,
@@ -203,6 +206,7 @@ class MainWindow(QMainWindow):
         self._build_models()
         self._build_widgets()
         self._build_actions()
+        self._apply_icons()
         self._build_statusbar()
         self._connect_scheduler()
 
@@ -410,7 +414,8 @@ class MainWindow(QMainWindow):
         tb = QToolBar("Main")
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setIconSize(QSize(16, 16))
         tb.addAction(self.act_add)
         tb.addAction(self.act_refresh_all)
         tb.addAction(self.act_mark_all)
@@ -494,6 +499,32 @@ class MainWindow(QMainWindow):
         p.set("list/sort_order", 0 if order == Qt.SortOrder.AscendingOrder else 1)
         p.set("list/unread_only", self.act_unread_only.isChecked())
         p.sync()
+
+    def _apply_icons(self) -> None:
+        """Tint the UI icons with the current palette (light or dark theme)."""
+        color = self.palette().color(QPalette.ColorRole.ButtonText)
+        for act, name in (
+            (self.act_add, "add"),
+            (self.act_refresh_all, "refresh"),
+            (self.act_mark_all, "mark-read"),
+            (self.act_unread_only, "unread-only"),
+            (self.act_settings, "settings"),
+        ):
+            act.setIcon(ui_icon(name, color))
+        if hasattr(self, "search"):
+            self.search.setStyleSheet("")
+            for old in self.search.actions():
+                if old.objectName() == "searchIcon":
+                    self.search.removeAction(old)
+            icon_act = self.search.addAction(
+                ui_icon("search", color), QLineEdit.ActionPosition.LeadingPosition
+            )
+            icon_act.setObjectName("searchIcon")
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "act_add"):
+            self._apply_icons()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._closing:
