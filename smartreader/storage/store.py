@@ -738,17 +738,9 @@ class Store:
         limit: int | None = None,
     ) -> list[int]:
         """Ids for an article list, newest first. Ids only: the GUI loads rows lazily."""
-        where: list[str] = []
-        params: list[Any] = []
-        if feed_ids is not None:
-            if not feed_ids:
-                return []
-            where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
-            params += list(feed_ids)
-        if unread:
-            where.append("read = 0")
-        if starred:
-            where.append("starred = 1")
+        if feed_ids is not None and not feed_ids:
+            return []
+        where, params = _list_filters(feed_ids, unread, starred)
         if search is not None:
             q = fts_query(search)
             if q is None:
@@ -779,17 +771,9 @@ class Store:
         paging, so each page is an index range scan however deep it is), as returned:
         ``(id, sort_time)``.
         ``min_id``: only entries with a larger id (stored after that one)."""
-        where: list[str] = []
-        params: list[Any] = []
-        if feed_ids is not None:
-            if not feed_ids:
-                return []
-            where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
-            params += list(feed_ids)
-        if unread:
-            where.append("read = 0")
-        if starred:
-            where.append("starred = 1")
+        if feed_ids is not None and not feed_ids:
+            return []
+        where, params = _list_filters(feed_ids, unread, starred)
         if min_id is not None:
             where.append("id > ?")
             params.append(int(min_id))
@@ -979,3 +963,19 @@ class Store:
             tmp.unlink(missing_ok=True)
             raise StorageError(f"backup to {dest} failed: {e}") from e
         return dest
+
+
+def _list_filters(
+    feed_ids: Sequence[int] | None, unread: bool, starred: bool
+) -> tuple[list[str], list[Any]]:
+    """WHERE clauses and parameters shared by the article-list queries."""
+    where: list[str] = []
+    params: list[Any] = []
+    if feed_ids is not None:
+        where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
+        params += list(feed_ids)
+    if unread:
+        where.append("read = 0")
+    if starred:
+        where.append("starred = 1")
+    return where, params
