@@ -11,6 +11,7 @@ from smartreader.core.models import ParsedEntry
 from smartreader.gui.dialogs import FeedPropertiesDialog
 from smartreader.gui.settings import SettingsDialog
 from smartreader.storage.store import FetchRecord, Store
+from smartreader.updater import Updater
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -31,18 +32,11 @@ CIRCUITS = [TECH[0], TECH[1], TECH[5], "Faster chips for phones"]
 SPORT = ["Football final tonight", "Tennis star retires", "Cycling tour starts Sunday"]
 
 
-class FakeUpdater:
-    def __init__(self, store):
-        self.store = store
-
-    def estimate_delay_for_budget(self, b):
-        return 20 * 86400 / b * 0.6, 20 * 86400 / b
-
-    def next_wakeup(self):
-        return None
-
-    def requests_today(self):
-        return 0
+@pytest.fixture
+def updater(store):
+    up = Updater(store)  # the real one: no feeds, so it never touches the network
+    yield up
+    up.close()
 
 
 @pytest.fixture
@@ -67,8 +61,8 @@ def _feed(store: Store, url: str, title: str, headlines: list[str], t0: float = 
     return fid
 
 
-def test_prefer_new_content_checkbox_persists_and_signals(qtbot, store, prefs):
-    dlg = SettingsDialog(store, FakeUpdater(store), prefs)
+def test_prefer_new_content_checkbox_persists_and_signals(qtbot, store, prefs, updater):
+    dlg = SettingsDialog(store, updater, prefs)
     qtbot.addWidget(dlg)
     assert not dlg.content_aware.isChecked()
     dlg.content_aware.setChecked(True)
@@ -76,12 +70,12 @@ def test_prefer_new_content_checkbox_persists_and_signals(qtbot, store, prefs):
         dlg.accept()
     assert sig.args == [True]
     assert store.get_setting(SETTING) is True
-    again = SettingsDialog(store, FakeUpdater(store), prefs)
+    again = SettingsDialog(store, updater, prefs)
     qtbot.addWidget(again)
     assert again.content_aware.isChecked()
     with qtbot.assert_not_emitted(again.contentAwareChanged):
         again.accept()
-    third = SettingsDialog(store, FakeUpdater(store), prefs)
+    third = SettingsDialog(store, updater, prefs)
     qtbot.addWidget(third)
     third._restore_defaults()
     assert not third.content_aware.isChecked()
