@@ -104,6 +104,9 @@ class SchedulerConfig:
     prior_rate_per_day: float = 1.0  # a feed we know nothing about
     # place by hour×weekday λ, same fetch count every weekday (else by the day profile)
     weekly_shape: bool = False
+    # ... and feeds with fewer than this many fetches a week are always placed by
+    # hour×weekday λ: a scarce fetch should land on the weekdays the feed posts
+    weekly_below: int = 7
     shape_aware: bool = False  # allocate by √(w·λ·s), s = periodic shape factor
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
 
@@ -453,7 +456,7 @@ class Scheduler:
         for f in feeds:
             n = max(1, round(f.share * 7.0))
             lam = f.est.lambda_week()
-            if not cfg.weekly_shape:
+            if not cfg.weekly_shape and n >= cfg.weekly_below:
                 lam = np.tile(lam.reshape(7, 24).mean(0), 7)
             lams.append(lam)
             ns.append(n)
