@@ -410,21 +410,24 @@ def novel_mask(
 def filter_sightings(
     items: Sequence[ItemSighting], novel: Mapping[str, bool], *, keep_full_window: bool = True
 ) -> tuple[ItemSighting, ...]:
-    """The sightings the scheduler should learn from: every item is kept (the window
-    size and the published times are what missed-item detection reads), but a new
-    item judged not novel is reported with ``is_new=False``, so the estimator
-    learns the rate of *novel* items.
+    """The sightings with each new item's novelty verdict attached (``novel``).
+
+    The scheduler keeps two rates per feed: all items (the window fills with
+    every item, so capacity floors and missed-item detection read that one) and
+    novel items (what the delay objective and the placement weigh).
 
     :func:`~smartreader.core.missed.check_missed` alerts only when every item in a
     full window is new. With ``keep_full_window`` a fetch whose items are all new
-    is passed through unfiltered: items may have scrolled out unseen, nobody can
+    is passed through as all novel: items may have scrolled out unseen, nobody can
     say whether they were novel, and under-learning the rate of an overflowing feed
     loses items for good.
     """
     if keep_full_window and items and all(i.is_new for i in items):
         return tuple(items)
     return tuple(
-        ItemSighting(i.uid, i.published, False) if i.is_new and not novel.get(i.uid, True) else i
+        ItemSighting(i.uid, i.published, True, False)
+        if i.is_new and not novel.get(i.uid, True)
+        else i
         for i in items
     )
 

@@ -65,6 +65,9 @@ class ItemSighting:
     uid: str
     published: float | None
     is_new: bool  # not seen by any earlier fetch of this feed
+    # judged novel by content-aware polling (only read when it is on): the scheduler
+    # then spends delay on the rate of novel items, capacity on the rate of all
+    novel: bool = True
 
 
 @dataclass(frozen=True)

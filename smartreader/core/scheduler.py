@@ -153,13 +153,16 @@ class _Feed:
     capacity: int | None
     min_interval: float | None
     est: RateEstimator
+    # rate of novel items (content-aware polling; None until a fetch reports a
+    # non-novel item): weighs delay in allocation and placement
+    est_n: RateEstimator | None = None
     last_fetch: float | None = None  # last scheduled or manual attempt
     last_ok: float | None = None  # last fetch that observed the window
     cap_seen: int = 0
     share: float = 0.0
     shape: float = 1.0
     pattern: FloatArray | None = None
-    stats_src: FloatArray | None = None  # the λ ``stats`` were computed from
+    stats_src: tuple[FloatArray, FloatArray] | None = None  # the λs ``stats`` came from
     stats: tuple[float, float] = (0.0, 0.0)  # (allocation rate/day, busiest day's items)
     pat_src: FloatArray | None = None  # the pattern pat_a/pat_c were built from
     pat_a: list[float] = field(default_factory=list)  # pattern offsets over 4 weeks
@@ -227,6 +230,8 @@ class Scheduler:
         f = _Feed(feed_id, host, float(weight), capacity, min_interval, RateEstimator())
         if state:
             est = RateEstimator.from_dict(state.get("est", {}))
+            if state.get("est_n"):
+                f.est_n = RateEstimator.from_dict(state["est_n"])
             f.cap_seen = int(state.get("cap_seen", 0))
             f.last_ok = state.get("last_ok")
             f.err_count = int(state.get("err_count", 0))
@@ -239,6 +244,8 @@ class Scheduler:
             est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
         if self._frozen:
             est.frozen = True
+            if f.est_n is not None:
+                f.est_n.frozen = True
         f.est = est
         if last_fetch is not None:
             f.last_fetch = last_fetch
@@ -300,6 +307,8 @@ class Scheduler:
         self._frozen = frozen
         for f in self._feeds.values():
             f.est.frozen = frozen
+            if f.est_n is not None:
+                f.est_n.frozen = frozen
 
     def set_lambda(self, feed_id: Hashable, lam_per_hour: FloatArray, weeks: float = 10.0) -> None:
         """Install a known λ(t) (items/hour, 168 values) for a feed."""
@@ -307,10 +316,17 @@ class Scheduler:
         est = RateEstimator.from_lambda(np.asarray(lam_per_hour, dtype=np.float64), weeks)
         est.frozen = f.est.frozen or self._frozen
         f.est = est
+        f.est_n = None
         f.pattern = None
         self._alloc_dirty = True
 
     # --------------------------------------------------------------- helpers
+    @staticmethod
+    def _lam_delay(f: _Feed) -> FloatArray:
+        """The λ(t) delay is weighed by: novel items when content-aware polling has
+        judged any, else all items."""
+        return (f.est_n if f.est_n is not None else f.est).lambda_week()
+
     def _min_int(self, f: _Feed) -> float:
         return f.min_interval if f.min_interval is not None else self.config.min_interval
 
@@ -344,16 +360,18 @@ class Scheduler:
         caps = np.empty(len(feeds))
         ceil = np.empty(len(feeds))
         for i, f in enumerate(feeds):
-            lam = f.est.lambda_week()
-            if f.stats_src is not lam:
+            lam_all = f.est.lambda_week()
+            lam = self._lam_delay(f)
+            if f.stats_src is None or f.stats_src[0] is not lam or f.stats_src[1] is not lam_all:
                 # per-λ statistics, recomputed only when the estimate changed
                 rate = float(lam.sum()) / 7.0
                 if cfg.shape_aware:
                     # a periodic feed's delay at n fetches is ≈ s·(period / 2n) with
                     # s = (mean √λ)²/mean λ, so Theorem 1's cost weight is w·λ·s
                     rate *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
-                f.stats = (rate, float(lam.reshape(7, 24).sum(1).max()))
-                f.stats_src = lam
+                # capacity: the window fills with every item, novel or not
+                f.stats = (rate, float(lam_all.reshape(7, 24).sum(1).max()))
+                f.stats_src = (lam, lam_all)
             rates[i], peak[i] = f.stats
             weights[i] = f.weight
             c = self._cap(f)
@@ -362,7 +380,7 @@ class Scheduler:
         budget = cfg.budget_per_day
         if cfg.weekly_shape:
             # the budget is a cap over every 24 h, so the busiest day must fit in it
-            sq = np.sqrt(np.stack([f.est.lambda_week() for f in feeds])).reshape(-1, 7, 24)
+            sq = np.sqrt(np.stack([self._lam_delay(f) for f in feeds])).reshape(-1, 7, 24)
             q = sq.sum(2)
             q /= q.sum(1, keepdims=True)
             for _ in range(3):
@@ -455,7 +473,7 @@ class Scheduler:
         inits: list[FloatArray | None] = []
         for f in feeds:
             n = max(1, round(f.share * 7.0))
-            lam = f.est.lambda_week()
+            lam = self._lam_delay(f)
             if not cfg.weekly_shape and n >= cfg.weekly_below:
                 lam = np.tile(lam.reshape(7, 24).mean(0), 7)
             lams.append(lam)
@@ -651,14 +669,25 @@ class Scheduler:
                 mc = check_missed(items, f.last_ok, cap_known, lam, now)
                 pubs = [i.published for i in new_items if i.published is not None]
                 unplaced = float(sum(1 for i in new_items if i.published is None))
+                extra = mc.estimate if mc.alert else 0.0
                 f.est.observe_interval(
-                    f.last_ok,
-                    now,
-                    pubs,
-                    unplaced=unplaced,
-                    extra=mc.estimate if mc.alert else 0.0,
-                    extra_to=mc.end,
+                    f.last_ok, now, pubs, unplaced=unplaced, extra=extra, extra_to=mc.end
                 )
+                if f.est_n is None and any(not i.novel for i in new_items):
+                    # first verdict: start from what all items taught so far
+                    f.est_n = RateEstimator.from_dict(f.est.to_dict())
+                    f.est_n.frozen = f.est.frozen
+                elif f.est_n is not None:
+                    nov = [i for i in new_items if i.novel]
+                    share = len(nov) / len(new_items) if new_items else 1.0
+                    f.est_n.observe_interval(
+                        f.last_ok,
+                        now,
+                        [i.published for i in nov if i.published is not None],
+                        unplaced=float(sum(1 for i in nov if i.published is None)),
+                        extra=extra * share,
+                        extra_to=mc.end,
+                    )
                 if mc.alert:
                     f.alerts += 1
                     f.missed_total += mc.estimate
@@ -716,6 +745,7 @@ class Scheduler:
         return {
             "v": 1,
             "est": f.est.to_dict(),
+            "est_n": f.est_n.to_dict() if f.est_n is not None else None,
             "cap_seen": f.cap_seen,
             "last_ok": f.last_ok,
             "last_fetch": f.last_fetch,

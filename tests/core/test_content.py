@@ -179,14 +179,15 @@ def test_dynamic_vocabulary_idf() -> None:
 # ------------------------------------------------------------- sightings
 
 
-def test_filter_sightings_flips_only_non_novel_new_items() -> None:
+def test_filter_sightings_marks_only_non_novel_new_items() -> None:
     items = (
         ItemSighting("a", 3.0, True),
         ItemSighting("b", 2.0, True),
         ItemSighting("c", 1.0, False),
     )
-    out = filter_sightings(items, {"a": True, "b": False})
-    assert [i.is_new for i in out] == [True, False, False]
+    out = filter_sightings(items, {"a": True, "b": False, "c": False})
+    assert [i.is_new for i in out] == [True, True, False]  # all-item rate unchanged
+    assert [i.novel for i in out] == [True, False, True]  # old items are not judged
     assert [i.uid for i in out] == ["a", "b", "c"]  # every item kept (window fullness)
     assert [i.published for i in out] == [3.0, 2.0, 1.0]
 
@@ -195,7 +196,8 @@ def test_filter_sightings_keeps_a_full_window_of_new_items() -> None:
     items = (ItemSighting("a", 2.0, True), ItemSighting("b", 1.0, True))
     assert filter_sightings(items, {"a": False, "b": False}) == items
     out = filter_sightings(items, {"a": False}, keep_full_window=False)
-    assert [i.is_new for i in out] == [False, True]
+    assert [i.novel for i in out] == [False, True]
+    assert [i.is_new for i in out] == [True, True]
 
 
 # ---------------------------------------------------------- rate learning

@@ -84,16 +84,18 @@ def _second_fetch(tmp_path, url: str, content_aware: bool) -> tuple[int, list[An
 def test_content_aware_flags_repeats_for_the_scheduler(tmp_path, server):
     new, items = _second_fetch(tmp_path, server, True)
     assert new == 6  # bumps c9 (added after the 10th fetch), n1, d0..d3: all stored as new
-    flags = {i.uid: i.is_new for i in items}
-    assert flags["n1"] is True  # real news is learned
+    flags = {i.uid: i.novel for i in items}
+    assert flags["n1"] is True  # real news is learned as novel
     assert sum(flags[f"d{i}"] for i in range(4)) <= 1  # bumps mostly are not
     assert len(items) == 20  # the window stays whole for missed-item detection
+    assert sum(i.is_new for i in items) == 6  # and the all-item rate sees every new one
 
 
 def test_content_aware_off_reports_every_new_item(tmp_path, server):
     new, items = _second_fetch(tmp_path, server, False)
     assert new == 6
     assert sum(i.is_new for i in items) == 6
+    assert all(i.novel for i in items)
 
 
 def test_beta_setting_is_read(tmp_path):
