@@ -36,7 +36,6 @@ WEEK = 604800.0
 NSLOTS = 168
 MONDAY0 = 4 * DAY  # 1970-01-05 00:00 UTC was a Monday
 
-_SLOT_STARTS = np.arange(NSLOTS, dtype=np.float64) * HOUR
 
 
 def slot_of(t: float) -> int:
@@ -45,10 +44,16 @@ def slot_of(t: float) -> int:
 
 
 def _g(t: float) -> FloatArray:
+    """Seconds of each slot elapsed since Monday 00:00 of week 0 (cumulative cover)."""
     u = t - MONDAY0
     weeks = math.floor(u / WEEK)
     rem = u - weeks * WEEK
-    return weeks * HOUR + np.clip(rem - _SLOT_STARTS, 0.0, HOUR)
+    # = weeks·HOUR + clip(rem − slot start, 0, HOUR), without np.clip's overhead
+    k = min(int(rem // HOUR), NSLOTS - 1)
+    out = np.full(NSLOTS, weeks * HOUR)
+    out[:k] += HOUR
+    out[k] += rem - k * HOUR
+    return out
 
 
 def week_cover(a: float, b: float) -> FloatArray:
@@ -128,13 +133,14 @@ class RateEstimator:
         if inside:
             idx = ((np.asarray(inside) - MONDAY0) % WEEK // HOUR).astype(np.int64)
             add += np.bincount(idx, minlength=NSLOTS)
-        spread_w = cover * (lam + 0.05 * lam.mean())
+        floor = 0.05 * float(lam.sum()) / NSLOTS
+        spread_w = cover * (lam + floor)
         tot_w = spread_w.sum()
         if unplaced > 0 and tot_w > 0:
             add += unplaced * spread_w / tot_w
         if extra > 0:
             eto = b if extra_to is None else min(max(extra_to, a), b)
-            ew = week_cover(a, eto) * (lam + 0.05 * lam.mean())
+            ew = week_cover(a, eto) * (lam + floor)
             if ew.sum() <= 0:
                 ew = spread_w
             if ew.sum() > 0:
@@ -178,7 +184,7 @@ class RateEstimator:
         flat = lam.reshape(NSLOTS)
         flat = np.maximum(flat, 0.02 * r)
         # shape from clipped counts, level from the unclipped overall rate
-        out: FloatArray = np.asarray(flat * (r / flat.mean()), dtype=np.float64)
+        out: FloatArray = np.asarray(flat * (r * NSLOTS / float(flat.sum())), dtype=np.float64)
         self._lam_cache = out
         return out
 

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from smartreader.core.allocation import allocate, capacity_floor
+from smartreader.core.allocation import allocate, allocate_with_missed, capacity_floor
 from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK, RateEstimator
 from smartreader.core.missed import check_missed
 from smartreader.core.models import FetchObservation, ServerHints
@@ -108,6 +108,12 @@ class SchedulerConfig:
     # hour×weekday λ: a scarce fetch should land on the weekdays the feed posts
     weekly_below: int = 7
     shape_aware: bool = False  # allocate by √(w·λ·s), s = periodic shape factor
+    # when the budget cannot cover every floor: a missed item costs this many days
+    # of delay (the floors turn into that trade-off; see allocation.py)
+    miss_cost_days: float = 0.5
+    # hard floors may take at most this share of the budget (at 100 % every feed
+    # would be polled at a fixed interval, with nothing left to place by λ)
+    floor_share: float = 0.9
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
 
 
@@ -163,7 +169,8 @@ class _Feed:
     shape: float = 1.0
     pattern: FloatArray | None = None
     stats_src: tuple[FloatArray, FloatArray] | None = None  # the λs ``stats`` came from
-    stats: tuple[float, float] = (0.0, 0.0)  # (allocation rate/day, busiest day's items)
+    # (allocation rate/day, busiest day's items, hour-of-day profile in items/hour)
+    stats: tuple[float, float, FloatArray] = (0.0, 0.0, np.zeros(24))
     pat_src: FloatArray | None = None  # the pattern pat_a/pat_c were built from
     pat_a: list[float] = field(default_factory=list)  # pattern offsets over 4 weeks
     pat_c: list[float] = field(default_factory=list)  # offset − 0.3 × preceding gap
@@ -357,6 +364,7 @@ class Scheduler:
         rates = np.empty(len(feeds))
         weights = np.empty(len(feeds))
         peak = np.empty(len(feeds))
+        hourly = np.empty((len(feeds), 24))
         caps = np.empty(len(feeds))
         ceil = np.empty(len(feeds))
         for i, f in enumerate(feeds):
@@ -370,9 +378,10 @@ class Scheduler:
                     # s = (mean √λ)²/mean λ, so Theorem 1's cost weight is w·λ·s
                     rate *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
                 # capacity: the window fills with every item, novel or not
-                f.stats = (rate, float(lam_all.reshape(7, 24).sum(1).max()))
+                wk = lam_all.reshape(7, 24)
+                f.stats = (rate, float(wk.sum(1).max()), wk.sum(0) / 7.0)
                 f.stats_src = (lam, lam_all)
-            rates[i], peak[i] = f.stats
+            rates[i], peak[i], hourly[i] = f.stats
             weights[i] = f.weight
             c = self._cap(f)
             caps[i] = c if c > 0 else np.inf
@@ -384,7 +393,7 @@ class Scheduler:
             q = sq.sum(2)
             q /= q.sum(1, keepdims=True)
             for _ in range(3):
-                k, starved = self._alloc(rates, weights, peak, caps, ceil, budget)
+                k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget)
                 # feeds fetched at least daily keep the same count every weekday
                 qk = np.where((np.round(7.0 * k) >= 7)[:, None], 1.0 / 7.0, q)
                 load = float((7.0 * k[:, None] * qk).sum(0).max())
@@ -392,31 +401,25 @@ class Scheduler:
                     break
                 budget *= cfg.budget_per_day * cfg.budget_fill / load
         else:
-            k, starved = self._alloc(rates, weights, peak, caps, ceil, budget)
+            k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget)
         names = []
+        todo = []
         for i, f in enumerate(feeds):
             f.share = float(k[i])
             f.starved = bool(starved[i])
             if f.starved:
                 names.append(f.fid)
+            if f.pattern is None:
+                continue  # new: placed at its first fetch
             # re-place when the fetch count really moved (hysteresis: estimates
-            # jitter between re-allocations and placement is the costly step)
+            # jitter between re-allocations and placement is the costly step), and
+            # the periodic refreshes; all in one vectorised batch
             if (
-                f.pattern is not None
-                and max(1, round(f.share * 7.0)) != f.pattern.size
+                max(1, round(f.share * 7.0)) != f.pattern.size
                 and abs(f.share - f.placed_share) > cfg.replace_share_change * f.placed_share
-            ):
-                f.pattern = None
+            ) or (f.fid in self._stale and now - f.placed_at >= cfg.replace_every):
+                todo.append(f)
         self._starved = tuple(names)
-        # periodic refreshes in one batch; new/changed patterns are placed lazily at
-        # the feed's next fetch, after that fetch has updated its estimate
-        todo = [
-            f
-            for f in feeds
-            if f.fid in self._stale
-            and f.pattern is not None
-            and now - f.placed_at >= cfg.replace_every
-        ]
         self._stale.clear()
         self._place_feeds(todo, now)
         notes = []
@@ -432,23 +435,29 @@ class Scheduler:
         rates: FloatArray,
         weights: FloatArray,
         peak: FloatArray,
+        hourly: FloatArray,
         caps: FloatArray,
         ceil: FloatArray,
         budget: float,
     ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Capacity floors first (Han et al.), then the max-interval floor, then √(wλ).
 
-        When the budget cannot cover every floor, the max-interval floors go first
-        (a rarely-publishing feed loses little by waiting longer); those feeds are
-        reported starved.
+        When the budget cannot cover every floor, both become soft: each feed's
+        fetches trade expected delay against expected missed items (a missed item
+        costs ``miss_cost_days``), so a rarely-publishing feed waits longer and an
+        overflowing one gets fetches only where they catch items. Feeds below their
+        floor are reported starved.
         """
         cfg = self.config
         b = budget * cfg.budget_fill
         capf = np.minimum(capacity_floor(peak, caps, cfg.capacity_margin), ceil)
         floors = np.minimum(np.maximum(DAY / cfg.max_interval, capf), ceil)
-        if float(floors.sum()) <= b:
+        if float(floors.sum()) <= cfg.floor_share * b:
             return allocate(rates, weights, floors, ceil, b)
-        k, _ = allocate(rates, weights, capf, ceil, b)
+        if cfg.miss_cost_days > 0:
+            k = allocate_with_missed(rates, weights, hourly, caps, ceil, b, cfg.miss_cost_days)
+        else:
+            k, _ = allocate(rates, weights, capf, ceil, b)
         return k, k < floors * (1 - 1e-6)
 
     def _ensure_pattern(self, f: _Feed, now: float) -> FloatArray:
@@ -834,10 +843,11 @@ class Scheduler:
         rates = np.array([float(lam.sum()) / 7.0 for lam in lams])
         shapes = np.array([sqrt_shape_factor(lam) for lam in lams])
         peak = np.array([float(lam.reshape(7, 24).sum(1).max()) for lam in lams])
+        hourly = np.stack([lam.reshape(7, 24).mean(0) for lam in lams])
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
         ceil = np.array([DAY / self._min_int(f) for f in feeds])
         w = np.array([f.weight for f in feeds])
-        k, _ = self._alloc(rates, w, peak, caps, ceil, budget_per_day)
+        k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day)
         k = np.maximum(k, 1e-9)
         d_smart = shapes * DAY / k / 2.0
         tot = float(rates.sum())

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smartreader.core.allocation import allocate, capacity_floor
+from smartreader.core.allocation import (
+    allocate,
+    allocate_with_missed,
+    capacity_floor,
+    poisson_excess,
+)
 
 
 def test_square_root_rule_when_nothing_binds():
@@ -80,3 +87,48 @@ def test_allocation_invariants(rows, budget):
     assert (k <= np.maximum(hi, 1e-9) * (1 + 1e-9)).all()
     if lo.sum() < budget * 0.999 and (np.minimum(lo, hi) == lo).all():
         assert not starved.any()
+
+
+# ------------------------------------------------- budget below the floors
+
+
+def test_poisson_excess_matches_the_direct_sum():
+
+    for m, c in [(0.5, 20), (5.0, 3), (20.0, 20), (40.0, 21), (3.0, 0)]:
+        direct = sum(
+            (k - c) * math.exp(k * math.log(m) - m - math.lgamma(k + 1)) for k in range(c + 1, 400)
+        )
+        got = float(poisson_excess(np.array([m]), np.array([float(c)]))[0])
+        assert got == pytest.approx(direct, rel=1e-6, abs=1e-9)
+
+
+def _missed_alloc(budget, cost=0.5, caps=(21.0, 20.0, 20.0, 15.0)):
+
+    rates = np.array([75.0, 10.0, 2.0, 0.2])  # items/day
+    hourly = np.tile(rates[:, None] / 24.0, (1, 24))
+    hourly[0, 6:18] *= 1.8  # the busy feed posts mostly by day
+    hourly[0, :6] *= 0.2
+    hourly[0, 18:] *= 0.2
+    return allocate_with_missed(
+        rates, np.ones(4), hourly, np.array(caps), np.full(4, 96.0), budget, cost
+    )
+
+
+@pytest.mark.parametrize("budget", [2.0, 4.0, 8.0, 20.0])
+def test_missed_cost_allocation_stays_within_the_budget(budget):
+    k = _missed_alloc(budget)
+    assert k.sum() <= budget * (1 + 1e-9)
+    assert (k > 0).all()
+    # busier feeds never get fewer fetches
+    assert (np.diff(k) <= 1e-9).all()
+
+
+def test_an_overflowing_feed_gets_more_fetches_when_missing_costs_more():
+    cheap, dear = _missed_alloc(6.0, cost=0.05), _missed_alloc(6.0, cost=2.0)
+    assert dear[0] > cheap[0] * 1.2
+
+
+def test_without_capacity_limits_it_is_the_square_root_rule():
+    k = _missed_alloc(8.0, caps=(np.inf,) * 4)
+    s = np.sqrt([75.0, 10.0, 2.0, 0.2])
+    assert k / k.sum() == pytest.approx(s / s.sum(), rel=0.1)  # on a 64-point grid
