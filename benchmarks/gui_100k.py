@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import email.utils
+import gc
 import json
 import os
 import random
@@ -319,6 +320,7 @@ def child(work: Path, t_start: float, out: Path) -> None:
     win.list.viewport().installEventFilter(spy)
     win.resize(1300, 820)
     win.show()
+    gc.freeze()  # as AppController.open() does
     t_shown = time.time()
     deadline = time.time() + 20
     while not painted and time.time() < deadline:

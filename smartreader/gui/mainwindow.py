@@ -761,7 +761,9 @@ class MainWindow(QMainWindow):
         self._update_unread_total()
 
     def _update_unread_total(self) -> None:
-        total = sum(self.store.unread_counts().values())
+        # The tree has just been reloaded (every caller does that first): its total
+        # is the same ``unread_counts()`` query, not worth running twice.
+        total = self.tree_model.total_unread()
         self.tray.set_unread(total) if hasattr(self, "tray") else None
         title = "smartreader — demo" if self.demo else "smartreader"
         self.setWindowTitle(f"{title} ({total})" if total else title)

@@ -214,6 +214,19 @@ class Node:
         return 0 if self.parent is None else self.parent.children.index(self)
 
 
+def _shape(root: Node) -> frozenset[tuple[str, str]]:
+    """Every node's key with its parent's key: what a layout change can keep."""
+    out: set[tuple[str, str]] = set()
+
+    def walk(n: Node) -> None:
+        for c in n.children:
+            out.add((c.key, n.key))
+            walk(c)
+
+    walk(root)
+    return frozenset(out)
+
+
 SMART = (("unread", "All unread"), ("starred", "Starred"), ("all", "All articles"))
 
 
@@ -294,10 +307,42 @@ class FeedTreeModel(QAbstractItemModel):
         if structure == self._structure:
             self._copy_state(root)
             return
+        shape = _shape(root)
+        if shape == _shape(self.root):
+            # The same nodes, renamed or re-sorted (a feed's title arrived with an
+            # update): move them, keeping selection and expansion, without a reset.
+            self._relayout(root, structure)
+            return
         self.beginResetModel()
         self.root = root
         self._structure = structure
         self.endResetModel()
+
+    def _relayout(self, root: Node, structure: tuple[Any, ...]) -> None:
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        keys = [self.node(i).key for i in old]
+        self.root = root
+        self._structure = structure
+        where: dict[str, tuple[int, Node]] = {}
+
+        def walk(n: Node) -> None:
+            for i, c in enumerate(n.children):
+                where[c.key] = (i, c)
+                if c.children:
+                    walk(c)
+
+        walk(root)
+        new = []
+        for k in keys:
+            found = where.get(k)
+            new.append(self.createIndex(found[0], 0, found[1]) if found else QModelIndex())
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
+
+    def total_unread(self) -> int:
+        """Unread entries in all feeds, as of the last ``reload()``."""
+        return sum(c.unread for c in self.root.children if c.key == "smart:unread")
 
     refresh_counts = reload
 
@@ -527,8 +572,8 @@ class ArticleListModel(QAbstractTableModel):
     ``set_query(feed_ids=..., unread=..., starred=..., search=...)`` replaces the
     list. Sorting by date is done by SQLite, and the ids arrive a page at a time
     (``loading()`` is True until the last page is in; ``loaded`` is emitted then);
-    by title or feed it loads the rows of the current list (once) and sorts in
-    Python.
+    by title or feed it reads ``(id, feed, title, time)`` of the whole list from one
+    index scan (``Store.entry_sort_rows``) and sorts in Python.
 
     Signals:
         loaded(): the whole id list of the current query is in.
@@ -576,22 +621,19 @@ class ArticleListModel(QAbstractTableModel):
 
     def _query_ids(self) -> list[int]:
         """The whole list at once (sorting by title/feed, and re-queries)."""
-        ids: list[int] = self.store.entry_ids(oldest_first=self._oldest_first(), **self._query)
-        if self._sort_col in (COL_TITLE, COL_FEED) and ids:
-            rows = self.store.entry_rows(ids)
-            self._cache.update(rows)
-
-            def key(i: int) -> tuple[str, float]:
-                r = rows.get(i)
-                if r is None:
-                    return ("", 0.0)
-                text = (
-                    r.title if self._sort_col == COL_TITLE else self._feed_titles.get(r.feed_id, "")
-                )
-                return (text.casefold(), -r.sort_time)
-
-            ids.sort(key=key, reverse=self._sort_order == Qt.SortOrder.DescendingOrder)
-        return ids
+        if self._sort_col not in (COL_TITLE, COL_FEED):
+            return list(self.store.entry_ids(oldest_first=self._oldest_first(), **self._query))
+        # (id, feed_id, title, sort_time) from one index scan, sorted here: by the
+        # case-folded title (or feed title), newest first within it, ties by id.
+        rows = self.store.entry_sort_rows(**self._query)
+        if self._sort_col == COL_TITLE:
+            keys = [(r[2].casefold(), -r[3]) for r in rows]
+        else:
+            folded = {f: t.casefold() for f, t in self._feed_titles.items()}
+            keys = [(folded.get(r[1], ""), -r[3]) for r in rows]
+        order = sorted(range(len(rows)), key=lambda k: rows[k][0])  # stable ties: id order
+        order.sort(key=keys.__getitem__, reverse=self._sort_order == Qt.SortOrder.DescendingOrder)
+        return [rows[k][0] for k in order]
 
     def set_query(self, **query: Any) -> None:
         """Replace the list: the arguments go to ``Store.entry_ids``."""

@@ -138,5 +138,14 @@ CREATE INDEX entries_unread_time ON entries (sort_time DESC) WHERE read = 0;
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2]
+# v3: the article list's own columns in one covering index keyed by id, so the GUI
+# never reads the wide entries rows (content, summary) for a list: entries stored
+# since a list was read (an id range after an update), the rows a page shows, and
+# the whole list's titles/feeds when it is sorted by title or feed.
+_V3 = """
+CREATE INDEX entries_list ON entries (id, sort_time, feed_id, read, starred, title);
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)

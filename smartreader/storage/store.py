@@ -279,8 +279,15 @@ class Store:
                 f"{self.path} was written by a newer smartreader (schema {version}, "
                 f"this version understands {SCHEMA_VERSION}); refusing to touch it"
             )
-        if self.readonly:
-            return
+        self._list_index = ""
+        if not self.readonly:
+            self._migrate(version)
+        # A read-only store may be at an older schema, without the v3 index.
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_list'").fetchone():
+            self._list_index = " INDEXED BY entries_list"
+
+    def _migrate(self, version: int) -> None:
+        db = self._db
         db.execute("PRAGMA journal_mode = WAL")
         # FULL: a commit is durable across power loss, not just process crashes.
         db.execute("PRAGMA synchronous = FULL")
@@ -427,6 +434,15 @@ class Store:
         "SELECT feeds.*, folders.name AS folder FROM feeds "
         "LEFT JOIN folders ON folders.id = feeds.folder_id"
     )
+    # Without the learned state and hints: their JSON (often overflow pages) is not
+    # even read from disk for the title/status lists the GUI refreshes after updates.
+    _FEED_LIGHT_SQL = (
+        "SELECT feeds.id, url, title, user_title, site_link, icon_url, folder_id, added_at, "
+        "weight, min_interval, load_images, auth_username, etag, last_modified, status, "
+        "last_error, error_count, last_fetched, last_success, capacity, redirect_url, "
+        "redirect_seen, NULL AS hints_json, NULL AS scheduler_state, folders.name AS folder "
+        "FROM feeds LEFT JOIN folders ON folders.id = feeds.folder_id"
+    )
 
     @staticmethod
     def _feed(r: sqlite3.Row, with_state: bool = True) -> Feed:
@@ -475,7 +491,8 @@ class Store:
         ``hints`` empty: cheaper for lists of titles, counts and status (the
         learned state of hundreds of feeds is a lot of JSON to parse)."""
         rows = self._q(
-            self._FEED_SQL + " ORDER BY folders.name IS NOT NULL, folders.name, "
+            (self._FEED_SQL if with_state else self._FEED_LIGHT_SQL)
+            + " ORDER BY folders.name IS NOT NULL, folders.name, "
             "lower(coalesce(feeds.user_title, nullif(feeds.title, ''), feeds.url))"
         )
         return [self._feed(r, with_state) for r in rows]
@@ -782,7 +799,9 @@ class Store:
             op = ">" if oldest_first else "<"
             where.append(f"(sort_time {op} ? OR (sort_time = ? AND id > ?))")
             params += [t, t, last]
-        sql = "SELECT id, sort_time FROM entries"
+        # With ``min_id`` (the few entries stored since a list was read) a rowid range
+        # beats scanning a list index from the top (cost: new rows, not list length).
+        sql = "SELECT id, sort_time FROM entries" + (self._list_index if min_id is not None else "")
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY sort_time " + ("ASC" if oldest_first else "DESC") + ", id"
@@ -791,6 +810,35 @@ class Store:
         with self._lock:
             cur = self._db.execute(sql, params)
             cur.row_factory = None  # plain tuples: this runs for 100,000s of rows
+            return cur.fetchall()
+
+    def entry_sort_rows(
+        self,
+        *,
+        feed_ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+        search: str | None = None,
+    ) -> list[tuple[int, int, str, float]]:
+        """``(id, feed_id, title, sort_time)`` of a whole article list, unordered: what
+        sorting it by title or feed needs, read from the ``entries_list`` index alone."""
+        if feed_ids is not None and not feed_ids:
+            return []
+        where, params = _list_filters(feed_ids, unread, starred)
+        if search is not None:
+            q = fts_query(search)
+            if q is None:
+                return []
+            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            params.append(q)
+        # A few feeds: their own index is the shorter way; otherwise the list index.
+        hint = "" if feed_ids is not None and len(feed_ids) <= 20 else self._list_index
+        sql = f"SELECT id, feed_id, title, sort_time FROM entries{hint}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._lock:
+            cur = self._db.execute(sql, params)
+            cur.row_factory = None
             return cur.fetchall()
 
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
@@ -817,8 +865,8 @@ class Store:
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
             rows = self._q(
-                "SELECT id, feed_id, title, sort_time, read, starred FROM entries "
-                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                "SELECT id, feed_id, title, sort_time, read, starred "
+                f"FROM entries{self._list_index} WHERE id IN ({','.join('?' * len(chunk))})",
                 chunk,
             )
             for r in rows:

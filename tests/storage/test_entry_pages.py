@@ -108,3 +108,55 @@ def test_unread_list_uses_the_partial_index(store):
         "EXPLAIN QUERY PLAN SELECT id FROM entries WHERE read = 0 ORDER BY sort_time DESC, id"
     )
     assert "entries_unread_time" in " ".join(str(r[3]) for r in plan)
+
+
+def test_list_index_serves_new_entries_and_rows(store):
+    """v3: an id range (entries stored since a list was read) and a page of rows
+    come from the narrow ``entries_list`` index, never the wide rows."""
+    for sql in (
+        "SELECT id, sort_time FROM entries INDEXED BY entries_list WHERE read = 0 AND id > 50",
+        "SELECT id, feed_id, title, sort_time, read, starred "
+        "FROM entries INDEXED BY entries_list WHERE id IN (1, 2, 3)",
+    ):
+        plan = " ".join(str(r[3]) for r in store._q("EXPLAIN QUERY PLAN " + sql))
+        assert "COVERING INDEX entries_list" in plan
+    assert [k[0] for k in store.entry_keys(min_id=30, unread=True)] == [
+        i for i in store.entry_ids(unread=True) if i > 30
+    ]
+    rows = store.entry_rows([1, 2, 44])
+    assert rows[44].starred and rows[1].read and not rows[2].read
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{}, {"unread": True}, {"starred": True}, {"feed_ids": [2]}, {"search": "zebra"}],
+)
+def test_entry_sort_rows_is_the_whole_list(store, query):
+    rows = store.entry_sort_rows(**query)
+    assert sorted(r[0] for r in rows) == sorted(store.entry_ids(**query))
+    full = store.entry_rows([r[0] for r in rows])
+    assert all((r[1], r[2], r[3]) == (full[r[0]].feed_id, full[r[0]].title,
+                                      full[r[0]].sort_time) for r in rows)  # fmt: skip
+    assert store.entry_sort_rows(feed_ids=[]) == []
+
+
+def test_migration_to_v3_keeps_a_v2_database(tmp_path):
+    import sqlite3
+
+    from smartreader.storage.schema import MIGRATIONS
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0] + MIGRATIONS[1] + "PRAGMA user_version = 2;")
+    db.execute("INSERT INTO feeds (url, added_at) VALUES ('https://x.example/', 1)")
+    db.execute(
+        "INSERT INTO entries (feed_id, uid, title, first_seen, sort_time) "
+        "VALUES (1, 'u', 'Old', 1, 1)"
+    )
+    db.commit()
+    db.close()
+    with Store(path) as s:
+        assert s.entry_rows([1])[1].title == "Old"
+        assert s.entry_keys(min_id=0) == [(1, 1.0)]
+        names = {r[0] for r in s._q("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert "entries_list" in names
