@@ -463,6 +463,69 @@ def expected_delay(lam168: FloatArray, offsets: FloatArray, bins: int = DEFAULT_
     return c / tot * step
 
 
+def expected_delays(
+    lams: list[FloatArray], patterns: list[FloatArray], bins: int = DEFAULT_BINS
+) -> FloatArray:
+    """:func:`expected_delay` of many feeds in the same numpy calls (same results)."""
+    k = len(lams)
+    out = np.zeros(k)
+    if k == 0:
+        return out
+    g = bins
+    step = WEEK / g
+    per = g // NSLOTS
+    # the grid's mass is constant within an hour (λ_h / per a bin), so its prefix
+    # sums are read off hourly tables (169 values a feed instead of g + 1)
+    lam = np.asarray(lams, dtype=np.float64).reshape(k, NSLOTS)
+    tot = lam.sum(1)
+    hc = np.zeros((k, NSLOTS + 1))
+    np.cumsum(lam, axis=1, out=hc[:, 1:])
+    hm = np.zeros((k, NSLOTS + 1))  # Σ mass·(i + 0.5) over whole hours
+    np.cumsum(lam * (per * np.arange(NSLOTS) + per / 2.0), axis=1, out=hm[:, 1:])
+    sizes = np.array([len(p) for p in patterns], dtype=np.int64)
+    if int(sizes.sum()) == 0:
+        return out
+    fid = np.repeat(np.arange(k), sizes)
+    pos = np.concatenate(
+        [np.sort(np.round(np.asarray(p) / step).astype(np.int64) % g) for p in patterns]
+    )
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    first = np.zeros(pos.size, dtype=bool)
+    first[starts[sizes > 0]] = True
+    last_of = (starts + sizes - 1)[fid]
+    prev = np.where(first, pos[last_of] - g, np.concatenate(([0], pos[:-1])))
+    base = fid * (NSLOTS + 1)
+    hcf, hmf, lf = hc.ravel(), hm.ravel(), lam.ravel()
+    c_end, m_end = hc[fid, -1], hm[fid, -1]
+
+    def tables(r: IntArray) -> tuple[FloatArray, FloatArray]:
+        """cum[r] and mcum[r] of the bin grid, 0 ≤ r ≤ g."""
+        h, j = np.divmod(r, per)
+        hh = np.minimum(h, NSLOTS - 1)
+        rate = np.where(h < NSLOTS, lf[fid * NSLOTS + hh], 0.0) / per
+        c = hcf[base + h] + j * rate
+        m = hmf[base + h] + rate * (j * (per * h) + j * j / 2.0)
+        return c, m
+
+    def lam_at(x: IntArray) -> FloatArray:
+        q, r = np.divmod(x, g)
+        out_: FloatArray = q * c_end + tables(r)[0]
+        return out_
+
+    def m_at(x: IntArray) -> FloatArray:
+        q, r = np.divmod(x, g)
+        c, m = tables(r)
+        full = q * m_end + (q * (q - 1) / 2.0) * g * c_end
+        out_: FloatArray = full + m + q * g * c
+        return out_
+
+    seg = pos * (lam_at(pos) - lam_at(prev)) - (m_at(pos) - m_at(prev))
+    cost = np.bincount(fid, weights=seg, minlength=k)
+    ok = (tot > 0) & (sizes > 0)
+    out[ok] = cost[ok] / tot[ok] * step
+    return out
+
+
 def fixed_delay(interval_s: float) -> float:
     """Mean delay of a fixed interval for Poisson arrivals: half the interval."""
     return interval_s / 2.0

@@ -69,7 +69,12 @@ from smartreader.core.allocation import allocate, allocate_with_missed, capacity
 from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK, RateEstimator
 from smartreader.core.missed import check_missed
 from smartreader.core.models import FetchObservation, ServerHints
-from smartreader.core.schedule import expected_delay, place_many, sqrt_shape_factor
+from smartreader.core.schedule import (
+    expected_delay,
+    expected_delays,
+    place_many,
+    sqrt_shape_factor,
+)
 
 FloatArray = npt.NDArray[np.float64]
 INF = float("inf")
@@ -818,9 +823,8 @@ class Scheduler:
             self._reallocate(now)
         feeds = [f for f in self._feeds.values() if not f.gone]
         rates = np.array([f.est.rate_per_day() for f in feeds]) if feeds else np.zeros(0)
-        delays = np.array(
-            [expected_delay(f.est.lambda_week(), self._ensure_pattern(f, now)) for f in feeds]
-        )
+        pats = [self._ensure_pattern(f, now) for f in feeds]
+        delays = expected_delays([f.est.lambda_week() for f in feeds], pats)
         planned = float(sum(f.share for f in feeds))
         tot = float(rates.sum())
         smart = float(rates @ delays / tot) if tot > 0 else 0.0

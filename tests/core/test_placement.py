@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from smartreader.core.estimator import HOUR, NSLOTS, WEEK
-from smartreader.core.schedule import expected_delay, place, sqrt_shape_factor
+from smartreader.core.schedule import expected_delay, expected_delays, place, sqrt_shape_factor
 
 
 def peaked(peak=10.0, width=1.5, floor=0.02):
@@ -100,3 +100,14 @@ def test_warm_start_does_not_make_things_worse():
     base = place(lam, 10)
     again = place(lam, 10, init=base + 3 * HOUR)
     assert expected_delay(lam, again) <= expected_delay(lam, base) * 1.02
+
+
+def test_expected_delays_in_one_batch_equal_one_by_one():
+    rng = np.random.default_rng(7)
+    lams = [rng.gamma(0.7, 1.0, NSLOTS) for _ in range(40)]
+    pats = [np.sort(rng.uniform(0, WEEK, rng.integers(1, 30))) for _ in range(40)]
+    pats[3] = np.array([])  # a feed without a plan
+    lams[4] = np.zeros(NSLOTS)  # a feed that never posts
+    pats[5] = np.array([WEEK - 1.0, 0.0, 167.99 * HOUR])  # unsorted, at the week's edge
+    one = np.array([expected_delay(lam, p) for lam, p in zip(lams, pats, strict=True)])
+    assert expected_delays(lams, pats) == pytest.approx(one, rel=1e-9, abs=1e-6)
