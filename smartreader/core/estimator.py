@@ -37,7 +37,6 @@ NSLOTS = 168
 MONDAY0 = 4 * DAY  # 1970-01-05 00:00 UTC was a Monday
 
 
-
 def slot_of(t: float) -> int:
     """Index (0..167) of the hour-of-week slot containing epoch time ``t``."""
     return int(((t - MONDAY0) % WEEK) // HOUR)
