@@ -260,17 +260,28 @@ class FeedPropertiesDialog(QDialog):
         feed = self.feed
         username = self.username.text().strip() or None
         password = self.password.text()
+        new_url = self.url.text().strip() or feed.url
+        old_key = (feed.url, feed.auth_username) if feed.auth_username else None
+        moved = old_key is not None and old_key != (new_url, username)
         try:
             # The password first: if the keyring is unavailable nothing is changed.
             if username and password:
-                self.credentials.store_password(self.url.text().strip(), username, password)
-            elif feed.auth_username and not username:
-                self.credentials.delete_password(feed.url, feed.auth_username)
+                self.credentials.store_password(new_url, username, password)
+            elif username and moved:
+                # New address or user name, password left as it was: the keyring
+                # entry is keyed by both, so it moves with them.
+                assert old_key is not None and old_key[1] is not None
+                old = self.credentials.get_password(old_key[0], old_key[1])
+                if old is not None:
+                    self.credentials.store_password(new_url, username, old)
+            if moved:
+                assert old_key is not None and old_key[1] is not None
+                self.credentials.delete_password(old_key[0], old_key[1])
             minutes = self.min_interval.value()
             self.store.update_feed(
                 self.feed_id,
                 user_title=self.title.text().strip() or None,
-                url=self.url.text().strip() or feed.url,
+                url=new_url,
                 folder=self.folder.currentText().strip() or None,
                 weight=self.weight.value(),
                 min_interval=minutes * 60.0 if minutes else None,
