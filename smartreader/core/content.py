@@ -408,22 +408,16 @@ def novel_mask(
 
 
 def filter_sightings(
-    items: Sequence[ItemSighting], novel: Mapping[str, bool], *, keep_full_window: bool = True
+    items: Sequence[ItemSighting], novel: Mapping[str, bool]
 ) -> tuple[ItemSighting, ...]:
     """The sightings with each new item's novelty verdict attached (``novel``).
 
     The scheduler keeps two rates per feed: all items (the window fills with
-    every item, so capacity floors and missed-item detection read that one) and
-    novel items (what the delay objective and the placement weigh).
-
-    :func:`~smartreader.core.missed.check_missed` alerts only when every item in a
-    full window is new. With ``keep_full_window`` a fetch whose items are all new
-    is passed through as all novel: items may have scrolled out unseen, nobody can
-    say whether they were novel, and under-learning the rate of an overflowing feed
-    loses items for good.
+    every item, so capacity floors and missed-item detection read that one, and
+    ``is_new`` is left alone) and novel items (what the delay objective and the
+    placement weigh). Items that scrolled out unseen are counted in the novel rate
+    at the novel share of the ones that were seen.
     """
-    if keep_full_window and items and all(i.is_new for i in items):
-        return tuple(items)
     return tuple(
         ItemSighting(i.uid, i.published, True, False)
         if i.is_new and not novel.get(i.uid, True)

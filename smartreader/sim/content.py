@@ -13,9 +13,10 @@ Policies (all driven like :mod:`smartreader.sim.policies`):
 * ``smart`` — the app's scheduler, content-free (the periodic estimator).
 * ``smart-novelty`` — the same scheduler, but every fetch's new items go through a
   per-feed :class:`~smartreader.core.content.NoveltyFilter` first and the ones that
-  are not novel are reported with ``is_new=False``
-  (:func:`~smartreader.core.content.filter_sightings`): the scheduler learns the
-  rate of novel items, through its public ``observe``.
+  are not novel are reported with ``novel=False``
+  (:func:`~smartreader.core.content.filter_sightings`): through its public
+  ``observe`` the scheduler learns the rate of novel items (budget share, fetch
+  times) next to the rate of all items (capacity, missed items).
 * ``roitman-fair`` / ``roitman-greedy`` — Roitman et al. §6: every ``tick`` the
   budget's share of probes goes to the channels of highest importance (greedy) or
   to channels drawn at random in proportion to importance (fair); a channel's
@@ -118,6 +119,49 @@ def load_content(path: str | Path, *, pairs: bool = True) -> ContentTrace:
         for t in terms[fid]:
             df.update(t.keys())
         n += len(items)
+    return ContentTrace(arrivals, terms, FixedIdf(df, n))
+
+
+def with_reposts(
+    trace: ContentTrace,
+    feeds: Sequence[str],
+    per_day: float,
+    *,
+    hour: float = 3.0,
+    seed: int = 0,
+) -> ContentTrace:
+    """The trace plus re-posts: each of ``feeds`` also publishes, about ``per_day``
+    times a day around ``hour`` UTC (±1 h, Poisson), an exact copy of its latest
+    item (a bot re-announcing, a feed re-dating old posts). The copies carry real
+    text and add nothing new: what content-aware polling should learn to ignore."""
+    rng = np.random.default_rng(seed)
+    arrivals = dict(trace.arrivals)
+    terms = dict(trace.terms)
+    for fid in feeds:
+        a = trace.arrivals[fid]
+        t0 = float(np.floor(a.min() / DAY) * DAY)
+        days = int(np.ceil((a.max() - t0) / DAY))
+        counts = rng.poisson(per_day, days)
+        extra = np.concatenate(
+            [
+                t0 + d * DAY + (hour + rng.uniform(-1.0, 1.0, c)) * 3600.0
+                for d, c in enumerate(counts)
+            ]
+        )
+        src = np.searchsorted(a, extra, side="right") - 1
+        keep = src >= 0
+        extra, src = extra[keep], src[keep]
+        allt = np.concatenate((a, extra))
+        order = np.argsort(allt, kind="stable")
+        items = list(trace.terms[fid]) + [trace.terms[fid][j] for j in src]
+        arrivals[fid] = allt[order]
+        terms[fid] = [items[j] for j in order]
+    df: Counter[str] = Counter()
+    n = 0
+    for fid in arrivals:
+        for t in terms[fid]:
+            df.update(t.keys())
+        n += len(terms[fid])
     return ContentTrace(arrivals, terms, FixedIdf(df, n))
 
 
