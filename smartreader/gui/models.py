@@ -8,9 +8,10 @@ counts changed it emits ``dataChanged`` so the selection and expansion survive.
 ``ArticleListModel`` holds only the ids of the current list and loads
 ``EntryRow``s a page at a time, on demand, into a bounded row cache, so a list of
 100,000 articles costs a list of ints plus the rows the view actually paints.
-The ids themselves arrive in keyset pages (``Store.entry_keys``): the first page
-at once, the rest from a zero-delay timer in slices of a few milliseconds, so
-switching to a 100,000-article list never blocks the GUI thread for long.
+The ids themselves arrive in keyset pages (``Store.entry_keys`` by date,
+``Store.entry_title_keys`` by title): the first page at once, the rest from a
+zero-delay timer in slices of a few milliseconds, so switching to (or re-sorting)
+a 100,000-article list never blocks the GUI thread for long.
 Flag changes invalidate single rows (``refresh_ids``), never the whole list.
 
 Neither model writes to the store; the main window does, then tells the model.
@@ -570,10 +571,14 @@ class ArticleListModel(QAbstractTableModel):
     """A lazy, sortable article list over ``Store.entry_keys`` / ``Store.entry_rows``.
 
     ``set_query(feed_ids=..., unread=..., starred=..., search=...)`` replaces the
-    list. Sorting by date is done by SQLite, and the ids arrive a page at a time
-    (``loading()`` is True until the last page is in; ``loaded`` is emitted then);
-    by title or feed it reads ``(id, feed, title, time)`` of the whole list from one
+    list. Sorting by date or title is done by SQLite, and the ids arrive a page at
+    a time (``loading()`` is True until the last page is in; ``loaded`` is emitted
+    then); by feed it reads ``(id, feed, title, time)`` of the whole list from one
     index scan (``Store.entry_sort_rows``) and sorts in Python.
+
+    A sort keeps the selected rows (persistent indexes): one not in the first page
+    of the new order waits at the end of the rows read so far ("parked") and moves
+    to its place when its page arrives.
 
     Signals:
         loaded(): the whole id list of the current query is in.
@@ -600,6 +605,8 @@ class ArticleListModel(QAbstractTableModel):
         # Paged loading: the steps still to run (see _pages), done or not.
         self._loader: Iterator[list[int]] | None = None
         self._pending = False
+        # Rows kept across a sort before their page is in: the tail of _ids.
+        self._parked: list[int] = []
         self._max_id = 0
         self._load_timer = QTimer(self)
         self._load_timer.setSingleShot(True)
@@ -616,23 +623,30 @@ class ArticleListModel(QAbstractTableModel):
     def _by_date(self) -> bool:
         return self._sort_col == COL_DATE
 
+    def _paged(self) -> bool:
+        """Sorted by SQLite in keyset pages (date, title), not in Python (feed)."""
+        return self._sort_col in (COL_DATE, COL_TITLE)
+
+    def _descending(self) -> bool:
+        return self._sort_order == Qt.SortOrder.DescendingOrder
+
     def _oldest_first(self) -> bool:
         return self._by_date() and self._sort_order == Qt.SortOrder.AscendingOrder
 
     def _query_ids(self) -> list[int]:
-        """The whole list at once (sorting by title/feed, and re-queries)."""
-        if self._sort_col not in (COL_TITLE, COL_FEED):
+        """The whole list at once (sorting by feed, and re-queries)."""
+        if self._sort_col == COL_TITLE:
+            keys = self.store.entry_title_keys(descending=self._descending(), **self._query)
+            return [k[0] for k in keys]
+        if self._sort_col != COL_FEED:
             return list(self.store.entry_ids(oldest_first=self._oldest_first(), **self._query))
         # (id, feed_id, title, sort_time) from one index scan, sorted here: by the
-        # case-folded title (or feed title), newest first within it, ties by id.
+        # case-folded feed title, newest first within it, ties by id.
         rows = self.store.entry_sort_rows(**self._query)
-        if self._sort_col == COL_TITLE:
-            keys = [(r[2].casefold(), -r[3]) for r in rows]
-        else:
-            folded = {f: t.casefold() for f, t in self._feed_titles.items()}
-            keys = [(folded.get(r[1], ""), -r[3]) for r in rows]
+        folded = {f: t.casefold() for f, t in self._feed_titles.items()}
+        keys = [(folded.get(r[1], ""), -r[3]) for r in rows]
         order = sorted(range(len(rows)), key=lambda k: rows[k][0])  # stable ties: id order
-        order.sort(key=keys.__getitem__, reverse=self._sort_order == Qt.SortOrder.DescendingOrder)
+        order.sort(key=keys.__getitem__, reverse=self._descending())
         return [rows[k][0] for k in order]
 
     def set_query(self, **query: Any) -> None:
@@ -652,13 +666,16 @@ class ArticleListModel(QAbstractTableModel):
         self._ids = ids
         self._pos_cache = None
 
-    def _start_load(self) -> None:
-        """Inside a model reset: the first page now, the rest from the timer."""
+    def _start_load(self, keep: Sequence[int] = ()) -> None:
+        """Inside a model reset (or layout change): the first page now, the rest
+        from the timer. ``keep``: ids to keep in the list (selected rows across a
+        sort); those not in the first page are parked at its end."""
         self._load_timer.stop()
         self._max_id = self.store.max_entry_id()
         self._loader = None
         self._pending = False
-        if not self._by_date():
+        self._parked = []
+        if not self._paged():
             self._set_ids(self._query_ids())
             return
         self._set_ids([])
@@ -669,6 +686,12 @@ class ArticleListModel(QAbstractTableModel):
         while self._pending and (first or time.perf_counter() < deadline):
             first = False
             self._ids.extend(self._step())
+        if keep:
+            have = set(self._ids)
+            parked = [i for i in dict.fromkeys(keep) if i not in have]
+            self._ids.extend(parked)
+            if self._pending:
+                self._parked = parked
         if self._pending:
             self._load_timer.start()
 
@@ -685,11 +708,21 @@ class ArticleListModel(QAbstractTableModel):
             if not matches:
                 return
         q = {k: v for k, v in self._query.items() if k != "search"}
-        oldest = self._oldest_first()
-        after: tuple[int, float] | None = None
+        if self._sort_col == COL_TITLE:
+            desc = self._descending()
+
+            def page(after: Any, n: int) -> list[Any]:
+                return list(self.store.entry_title_keys(descending=desc, after=after, limit=n, **q))
+        else:
+            oldest = self._oldest_first()
+
+            def page(after: Any, n: int) -> list[Any]:
+                return list(self.store.entry_keys(oldest_first=oldest, after=after, limit=n, **q))
+
+        after: Any = None
         n = FIRST_PAGE
         while True:
-            keys = self.store.entry_keys(oldest_first=oldest, after=after, limit=n, **q)
+            keys = page(after, n)
             if keys:
                 after = keys[-1]
                 if matches is not None:
@@ -726,6 +759,11 @@ class ArticleListModel(QAbstractTableModel):
             self.loaded.emit()
 
     def _append(self, new: list[int]) -> None:
+        if self._parked:
+            self._append_before_parked(new)
+            if not self._pending:
+                self._parked = []  # the list is complete: the rest stay at the end
+            return
         if not new:
             return
         n = len(self._ids)
@@ -733,6 +771,35 @@ class ArticleListModel(QAbstractTableModel):
         self._ids.extend(new)
         if self._pos_cache is not None:
             self._pos_cache.update((i, n + k) for k, i in enumerate(new))
+        self.endInsertRows()
+
+    def _append_before_parked(self, new: list[int]) -> None:
+        """Insert a page before the parked rows; a parked id in it moves to its place."""
+        parked = set(self._parked)
+        chunk: list[int] = []
+        for i in new:
+            if i not in parked:
+                chunk.append(i)
+                continue
+            self._insert_before_parked(chunk)
+            chunk = []
+            at = len(self._ids) - len(self._parked)
+            src = at + self._parked.index(i)
+            if src != at:
+                self.beginMoveRows(QModelIndex(), src, src, QModelIndex(), at)
+                self._ids.insert(at, self._ids.pop(src))
+                self.endMoveRows()
+            self._parked.remove(i)
+            parked.discard(i)
+        self._insert_before_parked(chunk)
+        self._pos_cache = None
+
+    def _insert_before_parked(self, ids: list[int]) -> None:
+        if not ids:
+            return
+        at = len(self._ids) - len(self._parked)
+        self.beginInsertRows(QModelIndex(), at, at + len(ids) - 1)
+        self._ids[at:at] = ids
         self.endInsertRows()
 
     def finish_loading(self) -> None:
@@ -937,20 +1004,24 @@ class ArticleListModel(QAbstractTableModel):
             return
         if (column, order) == (self._sort_col, self._sort_order) and self._ids:
             return
-        self.finish_loading()
         self.layoutAboutToBeChanged.emit()
         old_persistent = self.persistentIndexList()
         old_ids = [self._ids[i.row()] if i.row() < len(self._ids) else -1 for i in old_persistent]
         self._sort_col, self._sort_order = column, order
-        if self._query or self._ids:
-            self._set_ids(self._query_ids())
-            self._max_id = self.store.max_entry_id()
+        reload = bool(self._query or self._ids)
+        if reload:
+            # The first page of the new order now, the rest from the timer; the
+            # rows the view holds (the selection) stay, parked until their page.
+            held = sorted((p.row(), i) for i, p in zip(old_ids, old_persistent, strict=True))
+            self._start_load(keep=[i for _r, i in held if i >= 0])
         new = [
             self.index(self._pos[i], p.column()) if i in self._pos else QModelIndex()
             for i, p in zip(old_ids, old_persistent, strict=True)
         ]
         self.changePersistentIndexList(old_persistent, new)
         self.layoutChanged.emit()
+        if reload and not self._pending:
+            self.loaded.emit()
 
     def sort_state(self) -> tuple[int, Qt.SortOrder]:
         return self._sort_col, self._sort_order

@@ -147,5 +147,22 @@ CREATE INDEX entries_list ON entries (id, sort_time, feed_id, read, starred, tit
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3]
+# v4: sorting a list by title in pages, like by date. ``title_key`` is the title's
+# sort key, Python's ``str.casefold()`` (full Unicode case folding: "Straße" sorts
+# with "strasse", which ``COLLATE NOCASE`` does not do), written by the store with
+# every insert and title update. The backfill calls ``casefold()``, a deterministic
+# SQL function the store registers on its connection before migrating; only this
+# migration needs it (the column is written from Python), so other tools can still
+# read and write the file. One covering index serves every title page: order is
+# the key ascending, then newest first, then id (descending title order is the
+# exact reverse, the same index read backwards), and the list filters (feed, read,
+# starred) are checked in the index without visiting the wide rows.
+_V4 = """
+ALTER TABLE entries ADD COLUMN title_key TEXT NOT NULL DEFAULT '';
+UPDATE entries SET title_key = casefold(title);
+CREATE INDEX entries_title ON entries (title_key, sort_time DESC, id, feed_id, read, starred);
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)

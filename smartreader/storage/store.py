@@ -167,6 +167,10 @@ class FetchOutcome:
     alert_id: int | None
 
 
+# A list of fewer entries than this is sorted by title from its feeds' own index
+# (read and sorted whole for each page); a longer one is read from the title index.
+SMALL_LIST = 2_000
+
 # Permanent redirects must be seen this many times in a row before the stored
 # URL changes: a misconfigured server for an afternoon must not move a feed.
 REDIRECT_CONFIRMATIONS = 3
@@ -273,6 +277,9 @@ class Store:
         db = self._db
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA busy_timeout = 10000")
+        # The title sort key in SQL (the v4 backfill; title pages of an older,
+        # read-only database): Python's full Unicode case folding, as written.
+        db.create_function("casefold", 1, _casefold, deterministic=True)
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise DatabaseTooNewError(
@@ -280,11 +287,15 @@ class Store:
                 f"this version understands {SCHEMA_VERSION}); refusing to touch it"
             )
         self._list_index = ""
+        self._title_key = "title_key"
         if not self.readonly:
             self._migrate(version)
-        # A read-only store may be at an older schema, without the v3 index.
+        # A read-only store may be at an older schema, without the v3 index or
+        # the v4 title key (then title pages fold the titles themselves: slower).
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_list'").fetchone():
             self._list_index = " INDEXED BY entries_list"
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_title'").fetchone():
+            self._title_key = "casefold(title)"
 
     def _migrate(self, version: int) -> None:
         db = self._db
@@ -562,13 +573,14 @@ class Store:
                 raise UsageError(f"no feed with id {rec.feed_id}")
             for e in rec.entries:
                 cur = db.execute(
-                    "INSERT INTO entries (feed_id, uid, title, link, author, published, "
-                    "updated, first_seen, sort_time, content, summary, enclosures) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (feed_id, uid) DO NOTHING",
+                    "INSERT INTO entries (feed_id, uid, title, title_key, link, author, "
+                    "published, updated, first_seen, sort_time, content, summary, enclosures) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (feed_id, uid) DO NOTHING",
                     (
                         rec.feed_id,
                         e.uid,
                         e.title,
+                        _casefold(e.title),
                         e.link,
                         e.author,
                         e.published,
@@ -585,11 +597,12 @@ class Store:
                 else:
                     # Same item, possibly edited upstream: refresh the text only.
                     db.execute(
-                        "UPDATE entries SET title = ?, content = ?, summary = ?, updated = ? "
-                        "WHERE feed_id = ? AND uid = ? "
+                        "UPDATE entries SET title = ?, title_key = ?, content = ?, summary = ?, "
+                        "updated = ? WHERE feed_id = ? AND uid = ? "
                         "AND (title != ? OR content != ? OR summary != ?)",
                         (
                             e.title,
+                            _casefold(e.title),
                             e.content,
                             e.summary,
                             e.updated,
@@ -812,6 +825,77 @@ class Store:
             cur.row_factory = None  # plain tuples: this runs for 100,000s of rows
             return cur.fetchall()
 
+    def entry_title_keys(
+        self,
+        *,
+        feed_ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+        search: str | None = None,
+        descending: bool = False,
+        after: tuple[int, str, float] | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[int, str, float]]:
+        """``(id, title_key, sort_time)`` of an article list sorted by title: the
+        case-folded title (``title_key``), newest first within it, then id;
+        ``descending`` is the exact reverse. One page at a time like
+        ``entry_keys``: ``after`` is the last key of the previous page, as returned,
+        and each page is a range scan of the ``entries_title`` index."""
+        if feed_ids is not None and not feed_ids:
+            return []
+        where, params = _list_filters(feed_ids, unread, starred)
+        if search is not None:
+            q = fts_query(search)
+            if q is None:
+                return []
+            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            params.append(q)
+        key = self._title_key
+        if after is not None:
+            last, k, t = int(after[0]), str(after[1]), float(after[2])
+            # The first term bounds the index range (a seek, not a scan from the
+            # top); the rest orders the rows of an equal key.
+            if descending:
+                where.append(
+                    f"{key} <= ? AND ({key} < ? OR sort_time > ? OR (sort_time = ? AND id < ?))"
+                )
+            else:
+                where.append(
+                    f"{key} >= ? AND ({key} > ? OR sort_time < ? OR (sort_time = ? AND id > ?))"
+                )
+            params += [k, k, t, t, last]
+        # Feeds with few entries: their own index and a sort of those entries
+        # (a title index scan would pass over everything else to find them);
+        # otherwise the title index, whose order is the list's.
+        hint = ""
+        if key == "title_key":
+            hint = " INDEXED BY entries_title"
+            if feed_ids is not None and self._few_entries(feed_ids):
+                hint = " INDEXED BY entries_feed_time"
+        sql = f"SELECT id, {key}, sort_time FROM entries{hint}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        if descending:
+            sql += f" ORDER BY {key} DESC, sort_time ASC, id DESC"
+        else:
+            sql += f" ORDER BY {key} ASC, sort_time DESC, id ASC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._lock:
+            cur = self._db.execute(sql, params)
+            cur.row_factory = None  # plain tuples: this runs for 100,000s of rows
+            return cur.fetchall()
+
+    def _few_entries(self, feed_ids: Sequence[int]) -> bool:
+        """Whether these feeds hold fewer than SMALL_LIST entries (a bounded count)."""
+        marks = ",".join("?" * len(feed_ids))
+        rows = self._q(
+            f"SELECT count(*) FROM (SELECT 1 FROM entries WHERE feed_id IN ({marks}) "
+            f"LIMIT {SMALL_LIST})",
+            list(feed_ids),
+        )
+        return int(rows[0][0]) < SMALL_LIST
+
     def entry_sort_rows(
         self,
         *,
@@ -1011,6 +1095,11 @@ class Store:
             tmp.unlink(missing_ok=True)
             raise StorageError(f"backup to {dest} failed: {e}") from e
         return dest
+
+
+def _casefold(text: str | None) -> str:
+    """An entry's ``title_key``: its title's sort key (full Unicode case folding)."""
+    return text.casefold() if text else ""
 
 
 def _list_filters(
