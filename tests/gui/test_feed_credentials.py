@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import keyring
-import keyring.backend
-import keyring.errors
 import pytest
 
 from smartreader.gui.dialogs import FeedPropertiesDialog
 from smartreader.net import credentials
 from smartreader.storage.store import Store
+from tests.keyrings import MemoryKeyring
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -17,24 +16,6 @@ pytestmark = [
 ]
 
 OLD, NEW = "https://old.example/feed", "https://new.example/feed"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.data.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.data[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.data.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 @pytest.fixture

@@ -25,28 +25,7 @@ from smartreader.net.credentials import (
     split_userinfo,
     store_password,
 )
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A test double of the OS keyring."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        try:
-            del self.store[(service, username)]
-        except KeyError:
-            raise keyring.errors.PasswordDeleteError("not found") from None
+from tests.keyrings import MemoryKeyring
 
 
 class LockedKeyring(MemoryKeyring):
@@ -118,19 +97,19 @@ def test_store_get_delete_round_trip(use_keyring: Installer) -> None:
     assert get_password("https://example.com/feed", "alice") == "s3cret"
     assert get_password("https://example.com/feed", "bob") is None
     assert get_password("https://example.com/other", "alice") is None
-    assert list(backend.store) == [(SERVICE, "alice@https://example.com/feed")]
+    assert list(backend.data) == [(SERVICE, "alice@https://example.com/feed")]
     store_password("https://example.com/feed", "alice", "new")
     assert get_password("https://example.com/feed", "alice") == "new"
     assert delete_password("https://example.com/feed", "alice") is True
     assert delete_password("https://example.com/feed", "alice") is False
-    assert backend.store == {}
+    assert backend.data == {}
 
 
 def test_account_name_never_contains_a_password(use_keyring: Installer) -> None:
     backend = use_keyring(MemoryKeyring())
     assert isinstance(backend, MemoryKeyring)
     store_password("https://alice:leaked@example.com/feed", "alice", "s3cret")
-    ((_service, account),) = backend.store
+    ((_service, account),) = backend.data
     assert "leaked" not in account
     assert get_password("https://example.com/feed", "alice") == "s3cret"
 

@@ -25,27 +25,11 @@ from smartreader.storage import backups
 from smartreader.storage.store import Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
+from tests.keyrings import MemoryKeyring
 from tests.reliability.support import files_containing, item, rss
 
 PASSWORD = "Pw-7f3c9e1d-SECRET"
 TOKEN = "tok-51a2b8c4"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.data.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.data[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.data.pop((service, username), None)
 
 
 class RefusingKeyring(MemoryKeyring):
