@@ -430,8 +430,10 @@ class Scheduler:
         notes = []
         if names:
             notes.append(
-                f"budget {cfg.budget_per_day:g}/day cannot give {len(names)} feed(s) their "
-                f"minimum (every {cfg.max_interval / 3600:g} h / capacity); shares scaled down"
+                f"budget {cfg.budget_per_day:g}/day is too small for {len(names)} feed(s) "
+                f"to get their minimum (every {cfg.max_interval / 3600:g} h, or enough to "
+                "catch every item): their checks go where they save the most delay and "
+                "missed items"
             )
         self._plan_notes = tuple(notes)
 
