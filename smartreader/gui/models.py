@@ -13,6 +13,9 @@ The ids themselves arrive in keyset pages (``Store.entry_keys`` by date,
 zero-delay timer in slices of a few milliseconds, so switching to (or re-sorting)
 a 100,000-article list never blocks the GUI thread for long.
 Flag changes invalidate single rows (``refresh_ids``), never the whole list.
+A re-query after an update reads only the entries stored since the list was read
+and inserts them (on top newest-first, else each at its place in the sort order,
+found by a binary search that reads the keys of a few rows), never a reset.
 
 Neither model writes to the store; the main window does, then tells the model.
 """
@@ -608,6 +611,16 @@ class ArticleListModel(QAbstractTableModel):
         # Rows kept across a sort before their page is in: the tail of _ids.
         self._parked: list[int] = []
         self._max_id = 0
+        # The ids in the list above _max_id: entries stored meanwhile that a page
+        # (or the query) read; a re-query must not add them again.
+        self._above: set[int] = set()
+        # The pager's position: the last key it read (``after`` of its next page),
+        # and a search's matches (a re-query adds the new ones it leaves to it).
+        self._page_after: Any = None
+        self._matches: set[int] | None = None
+        self._pager_done = False  # the last page is in (the next step ends it)
+        # The folded feed titles the list was sorted by (sorting by feed).
+        self._sorted_feed_titles: dict[int, str] = {}
         self._load_timer = QTimer(self)
         self._load_timer.setSingleShot(True)
         self._load_timer.setInterval(0)
@@ -644,6 +657,7 @@ class ArticleListModel(QAbstractTableModel):
         # case-folded feed title, newest first within it, ties by id.
         rows = self.store.entry_sort_rows(**self._query)
         folded = {f: t.casefold() for f, t in self._feed_titles.items()}
+        self._sorted_feed_titles = folded
         keys = [(folded.get(r[1], ""), -r[3]) for r in rows]
         order = sorted(range(len(rows)), key=lambda k: rows[k][0])  # stable ties: id order
         order.sort(key=keys.__getitem__, reverse=self._descending())
@@ -672,11 +686,16 @@ class ArticleListModel(QAbstractTableModel):
         sort); those not in the first page are parked at its end."""
         self._load_timer.stop()
         self._max_id = self.store.max_entry_id()
+        self._above = set()
         self._loader = None
         self._pending = False
         self._parked = []
+        self._page_after = None
+        self._matches = None
+        self._pager_done = False
         if not self._paged():
             self._set_ids(self._query_ids())
+            self._above = {i for i in self._ids if i > self._max_id}
             return
         self._set_ids([])
         self._loader = self._pages()
@@ -702,6 +721,7 @@ class ArticleListModel(QAbstractTableModel):
         if "search" in self._query:
             text = str(self._query["search"])
             matches = set()
+            self._matches = matches
             for lo in range(0, self._max_id, SEARCH_SLICE):
                 matches |= self.store.search_ids(text, (lo, lo + SEARCH_SLICE))
                 yield []
@@ -723,8 +743,11 @@ class ArticleListModel(QAbstractTableModel):
         n = FIRST_PAGE
         while True:
             keys = page(after, n)
+            # A short page is the last: the pager reads nothing after it (a
+            # re-query meanwhile must not leave the keys after it to the pager).
+            self._pager_done = len(keys) < n
             if keys:
-                after = keys[-1]
+                after = self._page_after = keys[-1]
                 if matches is not None:
                     yield [k[0] for k in keys if k[0] in matches]
                 else:
@@ -739,11 +762,14 @@ class ArticleListModel(QAbstractTableModel):
             self._pending = False
             return []
         try:
-            return next(self._loader)
+            page = next(self._loader)
         except StopIteration:
             self._loader = None
             self._pending = False
             return []
+        if page and max(page) > self._max_id:
+            self._above.update(i for i in page if i > self._max_id)
+        return page
 
     def _load_more(self) -> None:
         if not self._pending:
@@ -823,14 +849,16 @@ class ArticleListModel(QAbstractTableModel):
         return self._pos_cache
 
     def requery(self) -> list[int]:
-        """Re-run the query; new ids are inserted (at the top when newest-first),
-        ids no longer matching stay (an item read a moment ago does not vanish
-        under the cursor). Returns the ids that were added."""
-        self.finish_loading()
+        """Re-run the query; new ids are inserted (at the top when newest-first,
+        else each at its place in the sort order), ids no longer matching stay (an
+        item read a moment ago does not vanish under the cursor). Returns the ids
+        that were added (in list order; sorted other than newest-first, those after
+        the rows read so far of a list still loading come with its next pages)."""
         newest_first = (
             self._sort_col == COL_DATE and self._sort_order == Qt.SortOrder.DescendingOrder
         )
         if newest_first:
+            self.finish_loading()
             # Only entries stored since the list was read can be new to it: read
             # just those (a full re-read of 100,000 ids would stall the GUI).
             max_id = self.store.max_entry_id()
@@ -838,11 +866,11 @@ class ArticleListModel(QAbstractTableModel):
                 return []
             q = {k: v for k, v in self._query.items() if k != "search"}
             # Ids above the last max can only be in the list if a page read them
-            # after that max was taken (stored meanwhile): a cheap scan finds those.
-            known = {i for i in self._ids if i > self._max_id}
+            # after that max was taken (stored meanwhile): _above has those.
+            known = self._above
             fresh = [k[0] for k in self.store.entry_keys(min_id=self._max_id, **q)]
             fresh = [i for i in fresh if i not in known]
-            self._max_id = max_id
+            self._set_max_id(max_id)
             if "search" in self._query and fresh:
                 found = self.store.search_ids(str(self._query["search"]), (min(fresh) - 1, max_id))
                 fresh = [i for i in fresh if i in found]
@@ -850,17 +878,168 @@ class ArticleListModel(QAbstractTableModel):
                 return []
             self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
             self._set_ids(fresh + self._ids)
+            self._above.update(i for i in fresh if i > max_id)
             self.endInsertRows()
             return fresh
-        fresh = self._query_ids()
+        if self._sort_col == COL_FEED:
+            folded = {f: t.casefold() for f, t in self._feed_titles.items()}
+            old = self._sorted_feed_titles
+            if any(old[f] != t for f, t in folded.items() if f in old):
+                return self._requery_all()  # a feed was renamed: its rows move
+            self._sorted_feed_titles = folded
+        return self._requery_new()
+
+    def _requery_new(self) -> list[int]:
+        """``requery`` of a list sorted other than newest-first: read the entries
+        stored since the list was read, with their sort keys, and insert each at its
+        place among the rows read so far (a binary search that reads the keys of the
+        few rows it looks at); those after the last key a list still loading has
+        read are left to its pager, whose next pages start after that key."""
+        max_id = self.store.max_entry_id()
+        if max_id <= self._max_id:
+            return []
+        q = {k: v for k, v in self._query.items() if k != "search"}
+        known = self._above  # as newest-first
+        rows = [r for r in self.store.entry_sort_rows_since(self._max_id, **q) if r[0] not in known]
+        low = self._max_id
+        self._set_max_id(max_id)
+        if "search" in self._query and rows:
+            found = self.store.search_ids(
+                str(self._query["search"]), (low, max(r[0] for r in rows))
+            )
+            rows = [r for r in rows if r[0] in found]
+        if not rows:
+            return []
+        key, rev = self._list_key()
+        fresh = sorted(((key(r), r[0]) for r in rows), reverse=rev)
+        later: list[int] = []
+        if self._pending and not self._pager_done:
+            after = self._after_key()
+            cut = len(fresh)
+            if after is None:  # no key page read yet
+                cut = 0
+            else:
+                while cut and (fresh[cut - 1][0] < after if rev else fresh[cut - 1][0] > after):
+                    cut -= 1
+            fresh, later = fresh[:cut], [i for _k, i in fresh[cut:]]
+            if self._matches is not None:
+                self._matches.update(later)
+        added = self._insert_in_order(fresh, key, rev)
+        self._above.update(i for i in added if i > max_id)
+        return added + later
+
+    def _set_max_id(self, max_id: int) -> None:
+        self._max_id = max_id
+        self._above = {i for i in self._above if i > max_id}
+
+    def _list_key(self) -> tuple[Callable[[tuple[int, int, str, float]], Any], bool]:
+        """A key of an ``(id, feed_id, title, sort_time)`` row (``Store.entry_sort_rows``)
+        whose order is the list's (its reverse when the flag is set): what
+        ``entry_keys`` / ``entry_title_keys`` / ``_query_ids`` order by."""
+        desc = self._descending()
+        if self._sort_col == COL_TITLE:
+            return (lambda r: (r[2].casefold() if r[2] else "", -r[3], r[0])), desc
+        if self._sort_col == COL_FEED:
+            folded = self._sorted_feed_titles
+            if desc:  # a reversed stable sort: equal keys stay in id order
+                return (lambda r: (folded.get(r[1], ""), -r[3], -r[0])), True
+            return (lambda r: (folded.get(r[1], ""), -r[3], r[0])), False
+        if desc:
+            return (lambda r: (-r[3], r[0])), False
+        return (lambda r: (r[3], r[0])), False
+
+    def _after_key(self) -> Any:
+        """The pager's last key (``_page_after``) as a ``_list_key``; None before
+        its first page."""
+        a = self._page_after
+        if a is None:
+            return None
+        if self._sort_col == COL_TITLE:  # (id, title_key, sort_time)
+            return (a[1], -a[2], a[0])
+        return (-a[1], a[0]) if self._descending() else (a[1], a[0])  # (id, sort_time)
+
+    def _insert_in_order(
+        self,
+        fresh: list[tuple[Any, int]],
+        key: Callable[[tuple[int, int, str, float]], Any],
+        rev: bool,
+    ) -> list[int]:
+        """Insert ``(key, id)``s, in list order, at their places among the rows read
+        so far (before any parked rows), one ``beginInsertRows`` per contiguous run.
+
+        A binary search of the rows for all of them at once: a group of new ids that
+        share a row range is split by the key of the range's middle row, and each
+        round reads the keys of the rows it probes in one query (the row keys are
+        never all read: ~17 probes per group at 100,000 rows). Rows whose key changed
+        meanwhile (a retitled entry) or that were deleted leave the list only
+        locally sorted; the search still lands between two neighbours that fit."""
+        if not fresh:
+            return []
+        ids = self._ids
+        n = len(ids) - len(self._parked)
+        fk = [k for k, _i in fresh]
+        keys: dict[int, Any] = {}
+        # (row range lo..hi, fresh[a:b]) still to place; then (a, b, row) placed.
+        groups = [(0, n, 0, len(fresh))] if n else []
+        placed = [] if n else [(0, len(fresh), 0)]
+        while groups:
+            want = {ids[(lo + hi) // 2] for lo, hi, _a, _b in groups} - keys.keys()
+            if want:
+                got = {r[0]: key(r) for r in self.store.entry_sort_rows_of(want)}
+                keys.update((i, got.get(i)) for i in want)
+            split = []
+            for lo, hi, a, b in groups:
+                mid = (lo + hi) // 2
+                km = keys[ids[mid]]
+                # fresh[a:s] go before the middle row, fresh[s:b] after it.
+                s, e = a, b
+                if km is not None:
+                    while s < e:
+                        m = (s + e) // 2
+                        if fk[m] > km if rev else fk[m] < km:
+                            s = m + 1
+                        else:
+                            e = m
+                split += [(lo, mid, a, s), (mid + 1, hi, s, b)]
+            groups = []
+            for lo, hi, a, b in split:
+                if a < b:
+                    if lo < hi:
+                        groups.append((lo, hi, a, b))
+                    else:
+                        placed.append((a, b, lo))
+        placed.sort()
+        self._pos_cache = None
+        added: list[int] = []
+        k = 0
+        while k < len(placed):
+            a, b, at = placed[k]
+            k += 1
+            while k < len(placed) and placed[k][2] == at:  # the same gap: one run
+                b = placed[k][1]
+                k += 1
+            run = [i for _k, i in fresh[a:b]]
+            at += len(added)  # rows inserted above
+            self.beginInsertRows(QModelIndex(), at, at + len(run) - 1)
+            ids[at:at] = run
+            self.endInsertRows()
+            added += run
+        return added
+
+    def _requery_all(self) -> list[int]:
+        """Re-read the whole list (sorted by feed after a feed was renamed) and
+        reset the model if anything moved or is new; rows no longer matching stay,
+        at the end."""
         self._max_id = self.store.max_entry_id()
+        fresh = self._query_ids()
+        self._above = {i for i in fresh if i > self._max_id}
         new = [i for i in fresh if i not in self._pos]
-        if not new:
+        matching = set(fresh)
+        ids = fresh + [i for i in self._ids if i not in matching]
+        if ids == self._ids:
             return []
         self.beginResetModel()
-        # Everything that matches now, plus rows already shown (they stay put).
-        matching = set(fresh)
-        self._set_ids(fresh + [i for i in self._ids if i not in matching])
+        self._set_ids(ids)
         self.endResetModel()
         return new
 

@@ -925,6 +925,46 @@ class Store:
             cur.row_factory = None
             return cur.fetchall()
 
+    def entry_sort_rows_since(
+        self,
+        min_id: int,
+        *,
+        feed_ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+    ) -> list[tuple[int, int, str, float]]:
+        """``(id, feed_id, title, sort_time)`` of a list's entries stored after
+        ``min_id`` (a re-query: a rowid range of the ``entries_list`` index, so the
+        cost is the new rows, not the list's length), unordered."""
+        if feed_ids is not None and not feed_ids:
+            return []
+        where, params = _list_filters(feed_ids, unread, starred)
+        where.append("id > ?")
+        params.append(int(min_id))
+        sql = f"SELECT id, feed_id, title, sort_time FROM entries{self._list_index} WHERE "
+        with self._lock:
+            cur = self._db.execute(sql + " AND ".join(where), params)
+            cur.row_factory = None
+            return cur.fetchall()
+
+    def entry_sort_rows_of(self, ids: Iterable[int]) -> list[tuple[int, int, str, float]]:
+        """``(id, feed_id, title, sort_time)`` of these entries (those that exist),
+        unordered: the sort keys of a few rows of a list, from the ``entries_list``
+        index (never the rows' content)."""
+        ids = list(ids)
+        out: list[tuple[int, int, str, float]] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            sql = (
+                f"SELECT id, feed_id, title, sort_time FROM entries{self._list_index} "
+                f"WHERE id IN ({','.join('?' * len(chunk))})"
+            )
+            with self._lock:
+                cur = self._db.execute(sql, chunk)
+                cur.row_factory = None
+                out += cur.fetchall()
+        return out
+
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
         """Ids of the entries a full-text search finds (unordered); ``id_range``
         ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import smartreader.gui.models as models
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.models import ArticleListModel
 from smartreader.storage import FetchRecord, Store
@@ -29,14 +28,6 @@ def store(tmp_path):
     s.set_read(list(range(1, 300, 4)))
     yield s
     s.close()
-
-
-@pytest.fixture
-def small_pages(monkeypatch):
-    monkeypatch.setattr(models, "FIRST_PAGE", 10)
-    monkeypatch.setattr(models, "KEY_PAGE", 17)
-    monkeypatch.setattr(models, "SEARCH_SLICE", 50)
-    monkeypatch.setattr(models, "LOAD_SLICE_S", 0.0)  # one page per event-loop turn
 
 
 @pytest.mark.parametrize(

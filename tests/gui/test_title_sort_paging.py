@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableView
 
-import smartreader.gui.models as models
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.models import COL_DATE, COL_TITLE, ArticleListModel, EntryIdRole
 from smartreader.storage import FetchRecord, Store
@@ -40,14 +39,6 @@ def store(tmp_path):
     s.set_read(list(range(1, 300, 4)))
     yield s
     s.close()
-
-
-@pytest.fixture
-def small_pages(monkeypatch):
-    monkeypatch.setattr(models, "FIRST_PAGE", 10)
-    monkeypatch.setattr(models, "KEY_PAGE", 17)
-    monkeypatch.setattr(models, "SEARCH_SLICE", 50)
-    monkeypatch.setattr(models, "LOAD_SLICE_S", 0.0)  # one page per event-loop turn
 
 
 def title_order(store: Store, order: Qt.SortOrder, **q) -> list[int]:

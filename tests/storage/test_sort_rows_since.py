@@ -1,0 +1,36 @@
+"""The sort keys a re-query reads: entries stored since an id, and a few rows'."""
+
+from __future__ import annotations
+
+from smartreader.core.models import ParsedEntry
+from smartreader.storage import FetchRecord, Store
+
+
+def pe(uid: str, published: float, title: str) -> ParsedEntry:
+    return ParsedEntry(uid, title, None, "", published, None, "<p>x</p>", "")
+
+
+def test_entry_sort_rows_since_and_of(tmp_path):
+    s = Store(tmp_path / "db.sqlite3")
+    a = s.add_feed("https://a.example/feed")
+    b = s.add_feed("https://b.example/feed")
+    s.record_fetch(
+        FetchRecord(a, 10.0, "ok", entries=[pe(f"a{i}", 100.0 + i, f"A{i}") for i in range(5)])
+    )
+    s.record_fetch(
+        FetchRecord(b, 10.0, "ok", entries=[pe(f"b{i}", 200.0 + i, f"B{i}") for i in range(5)])
+    )
+    s.set_read([7])
+    rows = sorted(s.entry_sort_rows_since(4))
+    assert [r[0] for r in rows] == [5, 6, 7, 8, 9, 10]
+    assert rows[0] == (5, a, "A4", 104.0)
+    assert [r[0] for r in sorted(s.entry_sort_rows_since(4, feed_ids=[b], unread=True))] == [
+        6,
+        8,
+        9,
+        10,
+    ]
+    assert s.entry_sort_rows_since(4, feed_ids=[]) == []
+    assert sorted(s.entry_sort_rows_of([2, 9, 999])) == [(2, a, "A1", 101.0), (9, b, "B3", 203.0)]
+    assert s.entry_sort_rows_of([]) == []
+    s.close()
