@@ -768,15 +768,10 @@ class Store:
         limit: int | None = None,
     ) -> list[int]:
         """Ids for an article list, newest first. Ids only: the GUI loads rows lazily."""
-        if feed_ids is not None and not feed_ids:
+        filters = _list_filters(feed_ids, unread, starred, search)
+        if filters is None:
             return []
-        where, params = _list_filters(feed_ids, unread, starred)
-        if search is not None:
-            q = fts_query(search)
-            if q is None:
-                return []
-            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
-            params.append(q)
+        where, params = filters
         sql = "SELECT id FROM entries"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -801,9 +796,10 @@ class Store:
         paging, so each page is an index range scan however deep it is), as returned:
         ``(id, sort_time)``.
         ``min_id``: only entries with a larger id (stored after that one)."""
-        if feed_ids is not None and not feed_ids:
+        filters = _list_filters(feed_ids, unread, starred)
+        if filters is None:
             return []
-        where, params = _list_filters(feed_ids, unread, starred)
+        where, params = filters
         if min_id is not None:
             where.append("id > ?")
             params.append(int(min_id))
@@ -841,15 +837,10 @@ class Store:
         ``descending`` is the exact reverse. One page at a time like
         ``entry_keys``: ``after`` is the last key of the previous page, as returned,
         and each page is a range scan of the ``entries_title`` index."""
-        if feed_ids is not None and not feed_ids:
+        filters = _list_filters(feed_ids, unread, starred, search)
+        if filters is None:
             return []
-        where, params = _list_filters(feed_ids, unread, starred)
-        if search is not None:
-            q = fts_query(search)
-            if q is None:
-                return []
-            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
-            params.append(q)
+        where, params = filters
         key = self._title_key
         if after is not None:
             last, k, t = int(after[0]), str(after[1]), float(after[2])
@@ -906,15 +897,10 @@ class Store:
     ) -> list[tuple[int, int, str, float]]:
         """``(id, feed_id, title, sort_time)`` of a whole article list, unordered: what
         sorting it by title or feed needs, read from the ``entries_list`` index alone."""
-        if feed_ids is not None and not feed_ids:
+        filters = _list_filters(feed_ids, unread, starred, search)
+        if filters is None:
             return []
-        where, params = _list_filters(feed_ids, unread, starred)
-        if search is not None:
-            q = fts_query(search)
-            if q is None:
-                return []
-            where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
-            params.append(q)
+        where, params = filters
         # A few feeds: their own index is the shorter way; otherwise the list index.
         hint = "" if feed_ids is not None and len(feed_ids) <= 20 else self._list_index
         sql = f"SELECT id, feed_id, title, sort_time FROM entries{hint}"
@@ -936,9 +922,10 @@ class Store:
         """``(id, feed_id, title, sort_time)`` of a list's entries stored after
         ``min_id`` (a re-query: a rowid range of the ``entries_list`` index, so the
         cost is the new rows, not the list's length), unordered."""
-        if feed_ids is not None and not feed_ids:
+        filters = _list_filters(feed_ids, unread, starred)
+        if filters is None:
             return []
-        where, params = _list_filters(feed_ids, unread, starred)
+        where, params = filters
         where.append("id > ?")
         params.append(int(min_id))
         sql = f"SELECT id, feed_id, title, sort_time FROM entries{self._list_index} WHERE "
@@ -1143,11 +1130,20 @@ def _casefold(text: str | None) -> str:
 
 
 def _list_filters(
-    feed_ids: Sequence[int] | None, unread: bool, starred: bool
-) -> tuple[list[str], list[Any]]:
-    """WHERE clauses and parameters shared by the article-list queries."""
+    feed_ids: Sequence[int] | None, unread: bool, starred: bool, search: str | None = None
+) -> tuple[list[str], list[Any]] | None:
+    """WHERE clauses and parameters shared by the article-list queries; None when
+    nothing can match (no feeds, or a search with no searchable words)."""
+    if feed_ids is not None and not feed_ids:
+        return None
     where: list[str] = []
     params: list[Any] = []
+    if search is not None:
+        q = fts_query(search)
+        if q is None:
+            return None
+        where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+        params.append(q)
     if feed_ids is not None:
         where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
         params += list(feed_ids)
