@@ -637,8 +637,9 @@ class ArticleListModel(QAbstractTableModel):
         return self._sort_col == COL_DATE
 
     def _paged(self) -> bool:
-        """Sorted by SQLite in keyset pages (date, title), not in Python (feed)."""
-        return self._sort_col in (COL_DATE, COL_TITLE)
+        """Read in keyset pages in list order (every sort: by feed, a feed group at
+        a time)."""
+        return self._sort_col in (COL_DATE, COL_TITLE, COL_FEED)
 
     def _descending(self) -> bool:
         return self._sort_order == Qt.SortOrder.DescendingOrder
@@ -728,6 +729,9 @@ class ArticleListModel(QAbstractTableModel):
             if not matches:
                 return
         q = {k: v for k, v in self._query.items() if k != "search"}
+        if self._sort_col == COL_FEED:
+            yield from self._feed_pages(q, matches)
+            return
         if self._sort_col == COL_TITLE:
             desc = self._descending()
 
@@ -755,6 +759,48 @@ class ArticleListModel(QAbstractTableModel):
             if len(keys) < n:
                 return
             n = KEY_PAGE
+
+    def _feed_pages(self, q: dict[str, Any], matches: set[int] | None) -> Iterator[list[int]]:
+        """Sorted by feed: the feeds in case-folded title order (feeds with the same
+        title together), each group's entries in date pages from its own index —
+        newest first, or oldest first when descending (the reverse of the list's
+        stable sort keeps equal keys in id order). ``_page_after`` is the group's
+        title with its last date key."""
+        folded = {f: t.casefold() for f, t in self._feed_titles.items()}
+        self._sorted_feed_titles = folded
+        wanted = q.get("feed_ids")
+        if wanted is not None:
+            wanted = set(wanted)
+        groups: dict[str, list[int]] = {}
+        for f, t in folded.items():
+            if wanted is None or f in wanted:
+                groups.setdefault(t, []).append(f)
+        desc = self._descending()
+        rest = {k: v for k, v in q.items() if k != "feed_ids"}
+        order = sorted(groups, reverse=desc)
+        n = FIRST_PAGE
+        for gi, title in enumerate(order):
+            fids = sorted(groups[title])
+            after: Any = None
+            while True:
+                keys = list(
+                    self.store.entry_keys(
+                        feed_ids=fids, oldest_first=desc, after=after, limit=n, **rest
+                    )
+                )
+                full = len(keys) == n  # a short page ends the group
+                self._pager_done = gi == len(order) - 1 and not full
+                n = KEY_PAGE
+                if keys:
+                    after = keys[-1]
+                    self._page_after = (title, after)
+                    ids = [k[0] for k in keys]
+                    yield [i for i in ids if i in matches] if matches is not None else ids
+                else:
+                    yield []  # one step per feed group, even an empty one
+                if not full:
+                    break
+        self._pager_done = True
 
     def _step(self) -> list[int]:
         """One step of the loader; clears ``_pending`` when the list is complete."""
@@ -956,6 +1002,9 @@ class ArticleListModel(QAbstractTableModel):
             return None
         if self._sort_col == COL_TITLE:  # (id, title_key, sort_time)
             return (a[1], -a[2], a[0])
+        if self._sort_col == COL_FEED:  # (folded feed title, (id, sort_time))
+            title, (i, t) = a
+            return (title, -t, -i) if self._descending() else (title, -t, i)
         return (-a[1], a[0]) if self._descending() else (a[1], a[0])  # (id, sort_time)
 
     def _insert_in_order(
