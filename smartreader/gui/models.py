@@ -26,7 +26,6 @@ import datetime as dt
 import hashlib
 import os
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -548,8 +547,6 @@ COL_TITLE, COL_FEED, COL_DATE = range(3)
 PAGE = 200
 # Rows kept in the row cache; beyond this it is emptied (the view re-reads a page).
 CACHE_MAX = 20_000
-# A re-query with more insert runs than this changes the layout once instead.
-BULK_RUNS = 32
 # Id loading: the first page is read at once, the rest in pages of KEY_PAGE from a
 # timer, at most LOAD_SLICE_S of work per event-loop turn.
 FIRST_PAGE = 500
@@ -1062,7 +1059,7 @@ class ArticleListModel(QAbstractTableModel):
                         placed.append((a, b, lo))
         placed.sort()
         self._pos_cache = None
-        runs: list[tuple[int, list[int]]] = []  # (row before the insert, ids)
+        added: list[int] = []
         k = 0
         while k < len(placed):
             a, b, at = placed[k]
@@ -1070,46 +1067,12 @@ class ArticleListModel(QAbstractTableModel):
             while k < len(placed) and placed[k][2] == at:  # the same gap: one run
                 b = placed[k][1]
                 k += 1
-            runs.append((at, [i for _k, i in fresh[a:b]]))
-        if len(runs) > BULK_RUNS:
-            return self._insert_runs_at_once(runs)
-        added: list[int] = []
-        for at, run in runs:
+            run = [i for _k, i in fresh[a:b]]
             at += len(added)  # rows inserted above
             self.beginInsertRows(QModelIndex(), at, at + len(run) - 1)
             ids[at:at] = run
             self.endInsertRows()
             added += run
-        return added
-
-    def _insert_runs_at_once(self, runs: list[tuple[int, list[int]]]) -> list[int]:
-        """Many runs (a burst spread over the list): one layout change instead of a
-        row insert per run (each shifts the rest of a long list and signals the
-        views); persistent indexes (selection, current row) move with their rows."""
-        self.layoutAboutToBeChanged.emit()
-        old = self.persistentIndexList()
-        old_rows = [i.row() for i in old]
-        ids = self._ids
-        new_ids: list[int] = []
-        starts: list[int] = []  # old row of each run, and rows inserted up to it
-        shifted: list[int] = []
-        prev = 0
-        added: list[int] = []
-        for at, run in runs:
-            new_ids += ids[prev:at]
-            new_ids += run
-            added += run
-            prev = at
-            starts.append(at)
-            shifted.append(len(added))
-        new_ids += ids[prev:]
-        self._set_ids(new_ids)
-        new = []
-        for idx, r in zip(old, old_rows, strict=True):
-            j = bisect_right(starts, r)  # runs inserted at or above row r
-            new.append(self.index(r + (shifted[j - 1] if j else 0), idx.column()))
-        self.changePersistentIndexList(old, new)
-        self.layoutChanged.emit()
         return added
 
     def _requery_all(self) -> list[int]:
