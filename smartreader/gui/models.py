@@ -574,10 +574,9 @@ class ArticleListModel(QAbstractTableModel):
     """A lazy, sortable article list over ``Store.entry_keys`` / ``Store.entry_rows``.
 
     ``set_query(feed_ids=..., unread=..., starred=..., search=...)`` replaces the
-    list. Sorting by date or title is done by SQLite, and the ids arrive a page at
-    a time (``loading()`` is True until the last page is in; ``loaded`` is emitted
-    then); by feed it reads ``(id, feed, title, time)`` of the whole list from one
-    index scan (``Store.entry_sort_rows``) and sorts in Python.
+    list. Sorting (by date, title or feed) is done by SQLite, and the ids arrive a
+    page at a time (``loading()`` is True until the last page is in; ``loaded`` is
+    emitted then); by feed, a feed group at a time in folded-title order.
 
     A sort keeps the selected rows (persistent indexes): one not in the first page
     of the new order waits at the end of the rows read so far ("parked") and moves
@@ -636,26 +635,16 @@ class ArticleListModel(QAbstractTableModel):
     def _by_date(self) -> bool:
         return self._sort_col == COL_DATE
 
-    def _paged(self) -> bool:
-        """Read in keyset pages in list order (every sort: by feed, a feed group at
-        a time)."""
-        return self._sort_col in (COL_DATE, COL_TITLE, COL_FEED)
-
     def _descending(self) -> bool:
         return self._sort_order == Qt.SortOrder.DescendingOrder
 
     def _oldest_first(self) -> bool:
         return self._by_date() and self._sort_order == Qt.SortOrder.AscendingOrder
 
-    def _query_ids(self) -> list[int]:
-        """The whole list at once (sorting by feed, and re-queries)."""
-        if self._sort_col == COL_TITLE:
-            keys = self.store.entry_title_keys(descending=self._descending(), **self._query)
-            return [k[0] for k in keys]
-        if self._sort_col != COL_FEED:
-            return list(self.store.entry_ids(oldest_first=self._oldest_first(), **self._query))
-        # (id, feed_id, title, sort_time) from one index scan, sorted here: by the
-        # case-folded feed title, newest first within it, ties by id.
+    def _feed_sorted_ids(self) -> list[int]:
+        """The whole list sorted by feed at once (after a feed was renamed): from one
+        index scan, sorted here by the case-folded feed title, newest first within
+        it, ties by id — the order the feed pager reads."""
         rows = self.store.entry_sort_rows(**self._query)
         folded = {f: t.casefold() for f, t in self._feed_titles.items()}
         self._sorted_feed_titles = folded
@@ -694,10 +683,6 @@ class ArticleListModel(QAbstractTableModel):
         self._page_after = None
         self._matches = None
         self._pager_done = False
-        if not self._paged():
-            self._set_ids(self._query_ids())
-            self._above = {i for i in self._ids if i > self._max_id}
-            return
         self._set_ids([])
         self._loader = self._pages()
         self._pending = True
@@ -981,7 +966,7 @@ class ArticleListModel(QAbstractTableModel):
     def _list_key(self) -> tuple[Callable[[tuple[int, int, str, float]], Any], bool]:
         """A key of an ``(id, feed_id, title, sort_time)`` row (``Store.entry_sort_rows``)
         whose order is the list's (its reverse when the flag is set): what
-        ``entry_keys`` / ``entry_title_keys`` / ``_query_ids`` order by."""
+        ``entry_keys`` / ``entry_title_keys`` / the feed pager order by."""
         desc = self._descending()
         if self._sort_col == COL_TITLE:
             return (lambda r: (r[2].casefold() if r[2] else "", -r[3], r[0])), desc
@@ -1080,7 +1065,7 @@ class ArticleListModel(QAbstractTableModel):
         reset the model if anything moved or is new; rows no longer matching stay,
         at the end."""
         self._max_id = self.store.max_entry_id()
-        fresh = self._query_ids()
+        fresh = self._feed_sorted_ids()
         self._above = {i for i in fresh if i > self._max_id}
         new = [i for i in fresh if i not in self._pos]
         matching = set(fresh)
