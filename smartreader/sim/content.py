@@ -110,16 +110,20 @@ def load_content(path: str | Path, *, pairs: bool = True) -> ContentTrace:
             )
     arrivals: dict[str, FloatArray] = {}
     terms: dict[str, list[Terms]] = {}
-    df: Counter[str] = Counter()
-    n = 0
     for fid, items in rows.items():
         items.sort(key=lambda r: r[0])  # stable: file order breaks ties, as World does
         arrivals[fid] = np.asarray([r[0] for r in items], dtype=np.float64)
         terms[fid] = [item_terms(t, s, pairs=pairs) for _, t, s in items]
-        for t in terms[fid]:
+    return ContentTrace(arrivals, terms, _trace_idf(terms))
+
+
+def _trace_idf(terms: dict[str, list[Terms]]) -> FixedIdf:
+    """One idf over every item of a trace (for Q and the novelty ground truth)."""
+    df: Counter[str] = Counter()
+    for items in terms.values():
+        for t in items:
             df.update(t.keys())
-        n += len(items)
-    return ContentTrace(arrivals, terms, FixedIdf(df, n))
+    return FixedIdf(df, sum(len(items) for items in terms.values()))
 
 
 def with_reposts(
@@ -156,13 +160,7 @@ def with_reposts(
         items = list(trace.terms[fid]) + [trace.terms[fid][j] for j in src]
         arrivals[fid] = allt[order]
         terms[fid] = [items[j] for j in order]
-    df: Counter[str] = Counter()
-    n = 0
-    for fid in arrivals:
-        for t in terms[fid]:
-            df.update(t.keys())
-        n += len(terms[fid])
-    return ContentTrace(arrivals, terms, FixedIdf(df, n))
+    return ContentTrace(arrivals, terms, _trace_idf(terms))
 
 
 def _split_uid(uid: str) -> tuple[str, int]:
