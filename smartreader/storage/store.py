@@ -315,6 +315,14 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def reader(self) -> Store:
+        """A read-only connection to the same database with a lock of its own.
+
+        The GUI reads through one: with WAL a reader sees the last commit while a
+        write is in progress, so a list re-query never waits for the updater's
+        transaction (on this store's lock) to finish."""
+        return Store(self.path, readonly=True)
+
     def __enter__(self) -> Store:
         return self
 
