@@ -291,6 +291,21 @@ def prepare_copy(db_src: Path, port: int, work: Path) -> Path:
     return db_path
 
 
+def _workers_peak_rss_mb(pool) -> float:
+    """Peak RSS of the parse worker processes (not this process's children: the
+    fork server's), summed; they cost memory the process's own figure leaves out."""
+    total = 0.0
+    procs = getattr(getattr(pool, "_pool", None), "_processes", None) or {}
+    for pid in procs:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return total
+
+
 def child(work: Path, t_start: float, out: Path) -> None:
     """``t_start``: the parent's clock just before it started this process, so the
     start-up time includes the interpreter and every import."""
@@ -300,6 +315,7 @@ def child(work: Path, t_start: float, out: Path) -> None:
     from smartreader.gui.app import apply_theme, create_app
     from smartreader.gui.mainwindow import MainWindow
     from smartreader.gui.prefs import Prefs
+    from smartreader.net.parsepool import ParsePool
     from smartreader.storage import Store
     from smartreader.updater import Updater
 
@@ -316,7 +332,7 @@ def child(work: Path, t_start: float, out: Path) -> None:
     # AppController.open() without the lock file and backup: same store, updater,
     # prefs, theme and window; the scheduler is started later, for the update phase.
     store = Store(db_path)
-    updater = Updater(store)
+    updater = Updater(store, parse_pool=ParsePool())  # as AppController.open() builds it
     prefs = Prefs.in_dir(work)
     apply_theme(str(prefs.get("theme")))
     win = MainWindow(store, updater, prefs=prefs, data_dir=work, tray=False, start_scheduler=False)
@@ -579,6 +595,7 @@ def child(work: Path, t_start: float, out: Path) -> None:
     win.close()
     settle(0.1)
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    res["worker_rss_mb"] = _workers_peak_rss_mb(updater.parse_pool)
     out.write_text(json.dumps(res))
     for k, v in sorted(stalls.items(), key=lambda kv: -kv[1])[:25]:
         print(f"stall x{v}: {k}", file=sys.stderr)
@@ -607,6 +624,7 @@ ROWS = [
     ("update_s", "refresh all: wall time (s)", ""),
     ("new_entries", "entries added by the update", ""),
     ("peak_rss_mb", "peak RSS (MB)", "≤ 400"),
+    ("worker_rss_mb", "parse workers' peak RSS, summed (MB)", ""),
 ]
 
 

@@ -4,4 +4,6 @@ import sys
 
 from smartreader.cli import main
 
-sys.exit(main())
+# Guarded: the GUI's parse workers re-import the main module under another name.
+if __name__ == "__main__":
+    sys.exit(main())

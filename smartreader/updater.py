@@ -36,6 +36,7 @@ from smartreader.net import credentials, favicon
 from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host
 from smartreader.net.parse import parse_feed
+from smartreader.net.parsepool import ParsePool
 from smartreader.storage.store import Feed, FetchRecord, Store
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
@@ -90,8 +91,12 @@ class Updater:
         now: Callable[[], float] = time.time,
         max_workers: int = 8,
         fetch_icons: bool = False,
+        parse_pool: ParsePool | None = None,
     ) -> None:
         self.store = store
+        # The GUI parses in worker processes (its thread must get the GIL often);
+        # the CLI, with no one waiting on it, parses in its fetch threads.
+        self.parse_pool = parse_pool
         self.now = now
         self.fetch_icons = fetch_icons  # the GUI shows them; the CLI has no use for them
         self.fetcher = fetcher if fetcher is not None else Fetcher(now=now)
@@ -325,7 +330,8 @@ class Updater:
         doc: ParsedFeed | None = None
         if status == "ok" and result.body is not None:
             try:
-                doc = parse_feed(
+                parse = self.parse_pool.parse if self.parse_pool is not None else parse_feed
+                doc = parse(
                     result.body,
                     url=result.final_url or feed.url,
                     content_type=result.content_type,
@@ -456,6 +462,8 @@ class Updater:
 
     def close(self) -> None:
         self.fetcher.close()
+        if self.parse_pool is not None:
+            self.parse_pool.close()
 
 
 def feeds_ids_unique(ids: Sequence[int]) -> list[int]:

@@ -184,12 +184,14 @@ class AppController:
         self._backup_timer.setInterval(BACKUP_CHECK_MS)
         self._backup_timer.timeout.connect(self._backup_if_due)
         self.window: Any = None
+        self._reader: Any = None  # the window's read connection, closed with the store
         self._store: Any = None
         self._updater: Any = None
         self._demo: Any = None
 
     def open(self, data_dir: str | os.PathLike[str] | None, *, demo: bool = False) -> Any:
         from smartreader.gui.mainwindow import MainWindow
+        from smartreader.net.parsepool import ParsePool
         from smartreader.storage import Store, db_path
         from smartreader.storage import data_dir as default_dir
         from smartreader.updater import Updater
@@ -205,7 +207,7 @@ class AppController:
             self._check_database(db_path(folder))
         store = Store(db_path(folder))
         try:
-            updater = Updater(store, fetch_icons=not demo)
+            updater = Updater(store, fetch_icons=not demo, parse_pool=ParsePool())
         except BaseException:
             store.close()
             raise
@@ -215,6 +217,7 @@ class AppController:
         win = MainWindow(store, updater, prefs=prefs, data_dir=folder, demo=demo)
         win.demoRequested.connect(self.switch_to_demo)
         self.window = win
+        self._reader = win.reader
         win.show()
         # Everything built so far (modules, widgets, the updater's plans) lives as long
         # as the app: out of the collector's sight, so a full collection scans only what
@@ -296,6 +299,9 @@ class AppController:
 
     def release(self) -> None:
         """Close everything behind the current window (after it was closed)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._updater is not None:
             self._updater.close()
             self._updater = None

@@ -271,6 +271,27 @@ def test_refresh_fetches_new_items_while_running(env, qtbot, feed_server):
     assert unread_of(win, f"feed:{fid}") == 3
 
 
+def test_counts_move_while_results_keep_arriving(env, qtbot, feed_server):
+    """Hundreds of feeds updating: a result every 100 ms for 2 s. The tree's counts
+    follow within the coalescing delay, not only after the last result."""
+    from smartreader.core.models import ParsedEntry
+    from smartreader.storage import FetchRecord
+    from smartreader.updater import UpdateResult
+
+    fid = env.store.add_feed(feed_server.url("/none.xml"), title="busy")
+    win = env.window(start_scheduler=False)
+    seen: list[int] = []
+    for k in range(20):
+        now = time.time()
+        entry = ParsedEntry(f"u{k}", f"Item {k}", None, "", now, None, "<p>x</p>", "")
+        env.store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry]))
+        win.sched.feedUpdated.emit(UpdateResult(fid, "ok", 1, None, 0.0, None, False, now))
+        qtbot.wait(100)
+        seen.append(unread_of(win, f"feed:{fid}"))
+    assert seen[9] >= 5  # a second in, the count has moved more than once
+    qtbot.waitUntil(lambda: unread_of(win, f"feed:{fid}") == 20, timeout=3000)
+
+
 def test_close_mid_update_leaves_no_thread_running(env, qtbot, feed_server):
     feed_server.route("/slow.xml", Reply(body=rss(1), delay=1.0))
     fid = env.store.add_feed(feed_server.url("/slow.xml"))

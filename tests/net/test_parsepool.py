@@ -1,0 +1,79 @@
+"""Feed parsing in worker processes (the GUI's updater): same result as in-thread,
+errors reach the caller, a dead worker costs nothing, close leaves no process."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from smartreader.errors import ParseError
+from smartreader.net.parse import parse_feed
+from smartreader.net.parsepool import ParsePool
+from tests.shared import CORPUS
+
+RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<item><title>One &amp; two</title><link>https://example.org/1</link><guid>1</guid>
+<description>&lt;p onclick="x()"&gt;hi&lt;script&gt;bad()&lt;/script&gt;&lt;/p&gt;</description>
+<pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>"""
+
+
+@pytest.fixture
+def pool():
+    p = ParsePool(workers=2)
+    yield p
+    p.close()
+
+
+def _samples(n: int = 12) -> list[Path]:
+    files = sorted(p for p in CORPUS.rglob("*") if p.suffix in {".xml", ".rss", ".atom"})
+    assert len(files) >= n, f"the feeds corpus is missing at {CORPUS}"
+    return files[:: max(1, len(files) // n)][:n]
+
+
+def test_same_result_as_parsing_in_thread(pool):
+    docs = [RSS] + [p.read_bytes() for p in _samples()]
+    for body in docs:
+        try:
+            want = parse_feed(body, url="https://example.org/feed", now=1.8e9)
+        except ParseError as e:
+            with pytest.raises(ParseError, match=str(e)[:30]):
+                pool.parse(body, url="https://example.org/feed", now=1.8e9)
+            continue
+        got = pool.parse(body, url="https://example.org/feed", now=1.8e9)
+        assert got == want
+    assert pool.fallbacks == 0
+    assert "script" not in pool.parse(RSS, url="https://example.org/f").entries[0].content
+
+
+def test_not_a_feed_raises_parse_error_from_the_worker(pool):
+    with pytest.raises(ParseError, match="empty"):
+        pool.parse(b"   ", url="https://example.org/feed")
+    assert pool.fallbacks == 0
+
+
+def test_a_killed_worker_falls_back_then_recovers(pool):
+    assert pool.parse(RSS, url="https://example.org/f").entries
+    workers = list(pool._pool._processes.values())  # type: ignore[union-attr]
+    assert workers and all(w.pid != os.getpid() for w in workers)
+    for w in workers:
+        os.kill(w.pid, signal.SIGKILL)
+        w.join(5)
+    # the broken pool is noticed on the next parse: parsed in-thread, nothing lost
+    doc = pool.parse(RSS, url="https://example.org/f")
+    assert doc.entries[0].title == "One & two"
+    assert pool.fallbacks == 1
+    # and a new pool serves the one after
+    assert pool.parse(RSS, url="https://example.org/f").entries
+    assert pool.fallbacks == 1
+
+
+def test_close_stops_the_workers_and_later_parses_run_in_thread(pool):
+    pool.parse(RSS, url="https://example.org/f")
+    workers = list(pool._pool._processes.values())  # type: ignore[union-attr]
+    pool.close()
+    assert all(not w.is_alive() for w in workers)
+    assert pool.parse(RSS, url="https://example.org/f").entries
+    assert pool._pool is None
