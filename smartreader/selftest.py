@@ -140,6 +140,15 @@ def _run(timeout_s: float) -> int:
         if not fetched:
             errors = "; ".join(str(r.error) for r in failed[:3])
             raise SelfTestError(f"no feed was fetched from the demo server ({errors})")
+        pool = ctl._updater.parse_pool
+        if any(r.status == "ok" for r in fetched):
+            # a frozen app starts its parse workers differently: they must work there too
+            if pool is None or not pool.in_workers or pool.fallbacks:
+                raise SelfTestError(
+                    "feeds were not parsed in the worker processes"
+                    f" ({0 if pool is None else pool.fallbacks} fell back to in-thread)"
+                )
+            _say(f"{pool.in_workers} documents parsed in {pool.workers} worker processes")
 
         # Let the coalesced list/count refresh run, then render the window.
         settle = time.monotonic() + 0.5

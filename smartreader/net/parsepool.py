@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.context import BaseContext
 
 from smartreader.core.models import ParsedFeed
+from smartreader.errors import ParseError
 from smartreader.net.parse import parse_feed
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ class ParsePool:
         self._lock = threading.Lock()
         self._closed = False
         self.fallbacks = 0  # documents parsed in-thread because the pool failed
+        self.in_workers = 0  # documents parsed (or refused as not a feed) by a worker
 
     def _get(self) -> ProcessPoolExecutor | None:
         with self._lock:
@@ -66,7 +68,11 @@ class ParsePool:
         if pool is not None:
             try:
                 fut = pool.submit(parse_feed, body, url=url, content_type=content_type, now=now)
-                return fut.result()
+                try:
+                    return fut.result()
+                finally:
+                    if fut.exception() is None or isinstance(fut.exception(), ParseError):
+                        self.in_workers += 1
             except (BrokenProcessPool, OSError, RuntimeError) as e:
                 # RuntimeError: submit after shutdown (closing meanwhile)
                 log.warning("parse worker failed (%s); parsing in-process", e)

@@ -45,6 +45,7 @@ def test_same_result_as_parsing_in_thread(pool):
         got = pool.parse(body, url="https://example.org/feed", now=1.8e9)
         assert got == want
     assert pool.fallbacks == 0
+    assert pool.in_workers == len(docs)
     assert "script" not in pool.parse(RSS, url="https://example.org/f").entries[0].content
 
 
