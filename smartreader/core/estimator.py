@@ -237,3 +237,30 @@ class RateEstimator:
         est.total_count = float(est.counts.sum())
         est.total_expo = weeks * WEEK
         return est
+
+
+def novel_lambda(all_items: RateEstimator, novel: RateEstimator, k: float = 20.0) -> FloatArray:
+    """λ(t) of novel items as λ_all(t) × the novel share by hour of day.
+
+    The novel estimator sees fewer items than the all-items one over the same
+    fetches, so its own λ(t) is noisier; where novelty has no time pattern of its
+    own, placing fetches by it only adds noise. Here the shape comes from all items
+    and the novel share from the novel counts: the overall share (from the two
+    rates), modulated by an hour-of-day share shrunk toward it with the weight of
+    ``k`` items per hour. A feed whose reposts come at 03:00 gets its 03:00 share
+    cut once the counts show it; a feed with no such pattern keeps λ_all's shape.
+    """
+    lam = all_items.lambda_week()
+    share = min(1.0, novel.rate_per_hour() / all_items.rate_per_hour())
+    ca = all_items.counts.reshape(7, 24).sum(0)
+    cn = np.minimum(novel.counts.reshape(7, 24).sum(0), ca)
+    tot_a = float(ca.sum())
+    if tot_a <= 0.0:
+        return np.asarray(lam * share, dtype=np.float64)
+    rho = float(cn.sum()) / tot_a
+    if rho <= 0.0:
+        return np.asarray(lam * share, dtype=np.float64)
+    rel = np.tile((cn + k * rho) / (ca + k), 7)  # share by hour of day
+    out = lam * rel
+    # the level is the overall novel rate; rel only moves it between hours
+    return np.asarray(out * (share * float(lam.sum()) / float(out.sum())), dtype=np.float64)

@@ -66,7 +66,15 @@ import numpy as np
 import numpy.typing as npt
 
 from smartreader.core.allocation import allocate, allocate_with_missed, capacity_floor
-from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK, RateEstimator
+from smartreader.core.estimator import (
+    DAY,
+    HOUR,
+    MONDAY0,
+    NSLOTS,
+    WEEK,
+    RateEstimator,
+    novel_lambda,
+)
 from smartreader.core.missed import check_missed
 from smartreader.core.models import FetchObservation, ServerHints
 from smartreader.core.schedule import (
@@ -116,6 +124,9 @@ class SchedulerConfig:
     # when the budget cannot cover every floor: a missed item costs this many days
     # of delay (the floors turn into that trade-off; see allocation.py)
     miss_cost_days: float = 0.5
+    # content-aware: the novel share by hour is shrunk toward the feed's overall
+    # novel share with the weight of this many items per hour (novel_lambda)
+    novel_share_k: float = 20.0
     # hard floors may take at most this share of the budget (at 100 % every feed
     # would be polled at a fixed interval, with nothing left to place by λ)
     floor_share: float = 0.9
@@ -333,11 +344,12 @@ class Scheduler:
         self._alloc_dirty = True
 
     # --------------------------------------------------------------- helpers
-    @staticmethod
-    def _lam_delay(f: _Feed) -> FloatArray:
+    def _lam_delay(self, f: _Feed) -> FloatArray:
         """The λ(t) delay is weighed by: novel items when content-aware polling has
-        judged any, else all items."""
-        return (f.est_n if f.est_n is not None else f.est).lambda_week()
+        judged any (all items' shape × the novel share by hour), else all items."""
+        if f.est_n is None:
+            return f.est.lambda_week()
+        return novel_lambda(f.est, f.est_n, self.config.novel_share_k)
 
     def _min_int(self, f: _Feed) -> float:
         return f.min_interval if f.min_interval is not None else self.config.min_interval

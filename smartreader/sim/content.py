@@ -62,6 +62,7 @@ from smartreader.core.content import (
     novel_mask,
 )
 from smartreader.core.models import FetchObservation
+from smartreader.core.scheduler import SchedulerConfig
 from smartreader.sim.policies import FixedPolicy, Policy, SchedulerPolicy
 from smartreader.sim.world import FloatArray, World, load_capacities
 
@@ -188,9 +189,14 @@ class NoveltySchedulerPolicy(SchedulerPolicy):
     """``smart-novelty``: the app's scheduler fed novelty-filtered sightings."""
 
     def __init__(
-        self, trace: ContentTrace, budget: float, start: float, beta: float = DEFAULT_BETA
+        self,
+        trace: ContentTrace,
+        budget: float,
+        start: float,
+        beta: float = DEFAULT_BETA,
+        config: SchedulerConfig | None = None,
     ) -> None:
-        super().__init__("smart-novelty", trace.feeds, budget, start)
+        super().__init__("smart-novelty", trace.feeds, budget, start, config=config)
         self.novelty = _Novelty(trace, beta)
 
     def observe(self, fid: Hashable, obs: FetchObservation) -> tuple[bool, float]:
@@ -277,12 +283,18 @@ class RoitmanPolicy(Policy):
 
 
 def make_content_policy(
-    name: str, trace: ContentTrace, budget: float, start: float, beta: float = DEFAULT_BETA
+    name: str,
+    trace: ContentTrace,
+    budget: float,
+    start: float,
+    beta: float = DEFAULT_BETA,
+    config: SchedulerConfig | None = None,
 ) -> Policy:
+    """``config``: the scheduler's settings for ``smart`` and ``smart-novelty``."""
     if name == "smart":
-        return SchedulerPolicy("smart", trace.feeds, budget, start)
+        return SchedulerPolicy("smart", trace.feeds, budget, start, config=config)
     if name == "smart-novelty":
-        return NoveltySchedulerPolicy(trace, budget, start, beta)
+        return NoveltySchedulerPolicy(trace, budget, start, beta, config)
     if name == "fixed":
         return FixedPolicy(trace.feeds, start, budget)
     if name.startswith("roitman-"):
@@ -426,6 +438,7 @@ def replay_content(
     warmup_days: float = 14.0,
     truth: dict[str, list[bool]] | None = None,
     window: int = DEFAULT_WINDOW,
+    config: SchedulerConfig | None = None,
 ) -> ContentResult:
     all_t = np.concatenate([a for a in trace.arrivals.values() if a.size])
     start = float(np.floor(all_t.min() / DAY) * DAY)
@@ -434,7 +447,7 @@ def replay_content(
     if measure_from >= end:
         raise ValueError("the warm-up covers the whole trace")
     world = World(trace.arrivals, capacities)
-    policy = make_content_policy(policy_name, trace, budget, start, beta)
+    policy = make_content_policy(policy_name, trace, budget, start, beta, config)
     now = start
     fetches = 0
     while True:

@@ -16,6 +16,7 @@ from smartreader.core.estimator import (
     WEEK,
     RateEstimator,
     integrate,
+    novel_lambda,
     slot_of,
     week_cover,
 )
@@ -184,3 +185,64 @@ def test_frozen_estimator_does_not_learn():
     before = est.lambda_week().copy()
     est.observe_interval(T0, T0 + DAY, [T0 + HOUR] * 10)
     assert np.array_equal(est.lambda_week(), before)
+
+
+def _two_estimators(arrivals, novel_mask, rng, weeks=8):
+    """An all-items and a novel-items estimator fed by the same fetches."""
+    est, est_n = RateEstimator(memory_s=20 * WEEK), RateEstimator(memory_s=20 * WEEK)
+    t, end = T0, T0 + weeks * WEEK
+    while t < end:
+        nt = t + rng.uniform(1.0, 5.0) * HOUR
+        sel = (arrivals > t) & (arrivals <= nt)
+        est.observe_interval(t, nt, list(arrivals[sel]))
+        est_n.observe_interval(t, nt, list(arrivals[sel & novel_mask]))
+        t = nt
+    return est, est_n
+
+
+def test_novel_lambda_keeps_the_all_items_shape_when_novelty_has_no_pattern():
+    rng = np.random.default_rng(21)
+    truth = peaked_lambda(peak_hour=14.0, per_day=12.0)
+    arr = poisson_arrivals(truth, 8, rng)
+    novel = rng.random(arr.size) < 0.4  # novel at random: no time pattern
+    est, est_n = _two_estimators(arr, novel, rng)
+    lam_n = novel_lambda(est, est_n)
+    lam = est.lambda_week()
+    share = est_n.rate_per_hour() / est.rate_per_hour()
+    assert 0.3 < share < 0.5
+    assert lam_n.sum() == pytest.approx(share * lam.sum(), rel=1e-9)
+    # the shape is λ_all's up to the (shrunk) sampling noise of the share by hour
+    ratio = lam_n / (lam * share)
+    assert float(np.mean(np.abs(ratio - 1.0))) < 0.12
+    # closer to λ_all's shape than the novel estimator's own λ(t)
+    own = est_n.lambda_week()
+    p, q, r = lam / lam.sum(), lam_n / lam_n.sum(), own / own.sum()
+    assert np.abs(q - p).sum() < np.abs(r - p).sum()
+
+
+def test_novel_lambda_cuts_the_hours_of_reposts():
+    """A bot re-posts at 03:00 every day: those items are not novel, so the novel
+    rate at 03:00 drops to the level of the other hours' novel share."""
+    rng = np.random.default_rng(22)
+    truth = peaked_lambda(peak_hour=14.0, width=4.0, per_day=10.0)
+    arr = poisson_arrivals(truth, 8, rng)
+    days = np.arange(8 * 7)
+    reposts = (T0 + days * DAY + 3 * HOUR + rng.uniform(0, 1800, (5, days.size))).ravel()
+    allarr = np.concatenate([arr, reposts])
+    novel = np.concatenate([np.ones(arr.size, bool), np.zeros(reposts.size, bool)])
+    order = np.argsort(allarr)
+    est, est_n = _two_estimators(allarr[order], novel[order], rng)
+    lam, lam_n = day_profile(est.lambda_week()), day_profile(novel_lambda(est, est_n))
+    assert int(np.argmax(lam)) == 3  # all items peak at the reposts
+    assert int(np.argmax(lam_n)) != 3
+    assert lam_n[3] < 0.3 * lam[3]
+    assert abs(int(np.argmax(lam_n)) - 14) <= 2
+
+
+def test_novel_lambda_with_no_novel_items_is_small_and_positive():
+    rng = np.random.default_rng(23)
+    arr = poisson_arrivals(peaked_lambda(per_day=6.0), 4, rng)
+    est, est_n = _two_estimators(arr, np.zeros(arr.size, bool), rng, weeks=4)
+    lam_n = novel_lambda(est, est_n)
+    assert np.all(lam_n > 0)
+    assert lam_n.sum() < 0.1 * est.lambda_week().sum()
