@@ -32,7 +32,13 @@ Pipeline per feed:
   is counted when ``due`` hands it out; one never reported back (cancelled, feed
   deleted meanwhile) stays counted and its feed is planned again after
   ``inflight_timeout``. Manual fetches are recorded (and teach the estimator) but
-  do not count.
+  do not count. The plans add up to the budget on average, not in every 24 h, so
+  the cap is often what decides: when it has fewer requests than feeds are due,
+  they go to the feeds where waiting costs most (delay gained by the items waiting
+  plus items the window may lose, at ``miss_cost_days`` each), and a feed whose last
+  fetch already waited hours for the cap waits for its next planned point rather
+  than taking the next free request (else its fetch times would stay on the times
+  requests happen to free, e.g. the cold start's midnight, for good).
 * **Missed items** — :func:`~smartreader.core.missed.check_missed` after every fetch.
 
 Statuses: ``ok``, ``not_modified`` (no items, interval observed), ``error`` (back-off,
@@ -65,7 +71,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from smartreader.core.allocation import allocate, allocate_with_missed, capacity_floor
+from smartreader.core.allocation import (
+    allocate,
+    allocate_with_missed,
+    capacity_floor,
+)
 from smartreader.core.estimator import (
     DAY,
     HOUR,
@@ -86,6 +96,20 @@ from smartreader.core.schedule import (
 
 FloatArray = npt.NDArray[np.float64]
 INF = float("inf")
+COMPETE = 16  # due feeds that compete for the requests the 24 h cap has left
+
+
+def _excess(m: float, c: float) -> float:
+    """E[max(0, N − c)], N ~ Poisson(m), by the normal approximation (a ranking, not
+    a count: ``allocation.poisson_excess`` is the exact one)."""
+    if m <= 0.0:
+        return 0.0
+    sd = math.sqrt(m)
+    z = (c - m) / sd
+    if z > 8.0:
+        return 0.0
+    pdf = math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    return sd * pdf + (m - c) * 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
 def _utc(t: float) -> str:
@@ -127,6 +151,9 @@ class SchedulerConfig:
     # content-aware: the novel share by hour is shrunk toward the feed's overall
     # novel share with the weight of this many items per hour (novel_lambda)
     novel_share_k: float = 20.0
+    # a fetch later than this after its planned time waited for the 24 h cap; a
+    # feed whose last fetch did so waits for its next planned point (0: never)
+    lock_tolerance: float = 4 * 3600.0
     # hard floors may take at most this share of the budget (at 100 % every feed
     # would be polled at a fixed interval, with nothing left to place by λ)
     floor_share: float = 0.9
@@ -202,6 +229,7 @@ class _Feed:
     skip_days: frozenset[int] = frozenset()
     version: int = 0
     inflight: bool = False
+    deferred: bool = False  # its last fetch came late, waiting for the 24 h cap
     notes: list[str] = field(default_factory=list)
     alerts: int = 0
     missed_total: float = 0.0
@@ -597,10 +625,17 @@ class Scheduler:
             self._release_abandoned(now)
         allowed = math.floor(self.config.budget_per_day + 1e-9) - len(self._log)
         out: list[Hashable] = []
-        while self._heap and self._heap[0][0] <= now and len(out) < allowed:
-            _t, _, ver, fid = heapq.heappop(self._heap)
-            f = self._feeds.get(fid)
-            if f is None or f.version != ver or f.gone or f.inflight:
+        if allowed <= 0:
+            return out
+        ready: list[tuple[tuple[float, int, int, Hashable], _Feed]] = []
+        hosts: set[str] = set()
+        # the longest-waiting few compete for the requests left (bounded: with
+        # thousands of feeds overdue after a sleep this runs for every request)
+        limit = allowed if allowed >= COMPETE else COMPETE
+        while self._heap and self._heap[0][0] <= now and len(ready) < limit:
+            entry = heapq.heappop(self._heap)
+            f = self._feeds.get(entry[3])
+            if f is None or f.version != entry[2] or f.gone or f.inflight:
                 continue
             hb = self._host_block.get(f.host, -INF)
             hl = self._host_last.get(f.host, -INF) + self.config.host_min_gap
@@ -608,11 +643,67 @@ class Scheduler:
             if wait > now:
                 self._set_due(f, wait)
                 continue
+            late = now - entry[0] > self.config.lock_tolerance
+            if late and f.deferred and self.config.lock_tolerance > 0 and f.err_count == 0:
+                # Its last fetch already waited for the cap: fetching whenever a
+                # request frees would keep it on yesterday's times for good (one
+                # feed at 1/day, first fetched at midnight, would stay at midnight
+                # instead of going after its 15:00 posts). Wait for the next point
+                # of its plan instead, once.
+                f.deferred = False
+                nxt = self._pattern_next(f, now, 60.0)
+                if f.last_fetch is not None:
+                    nxt = min(nxt, max(now + 60.0, f.last_fetch + 2 * self.config.max_interval))
+                if nxt > now:
+                    self._set_due(f, nxt)
+                    continue
+            if f.host in hosts:  # one request per host per turn, as host_min_gap says
+                self._set_due(f, now + self.config.host_min_gap)
+                continue
+            hosts.add(f.host)
+            ready.append((entry, f))
+        if len(ready) > allowed:
+            # The 24 h cap has fewer requests left than feeds are due (their plans
+            # add up to the budget, but not evenly over every 24 h): the requests
+            # go where the most items are waiting; the others stay due.
+            costs = self._waiting_costs([f for _e, f in ready], now)
+            order = sorted(range(len(ready)), key=lambda i: -costs[i])
+            ready = [ready[i] for i in order]
+            for entry, _g in ready[allowed:]:
+                heapq.heappush(self._heap, entry)
+            ready = ready[:allowed]
+        for entry, f in ready:
+            f.deferred = now - entry[0] > self.config.lock_tolerance
             f.inflight = True
-            self._inflight[fid] = now
+            self._inflight[f.fid] = now
             self._log.append(now)
             self._host_last[f.host] = now
-            out.append(fid)
+            out.append(f.fid)
+        return out
+
+    def _waiting_costs(self, feeds: list[_Feed], now: float) -> list[float]:
+        """What leaving each feed for the next free request costs, by its priority
+        weight: the delay its waiting items gain meanwhile, plus the items its
+        window is expected to lose meanwhile at ``miss_cost_days`` each (the
+        allocation's own exchange rate). The wait is the average gap between two
+        requests of the budget; rates are the feeds' average ones and the loss a
+        normal approximation (this runs for every request while the cap is short)."""
+        cfg = self.config
+        dt = DAY / max(1.0, cfg.budget_per_day)
+        out: list[float] = []
+        for f in feeds:
+            if f.last_ok is None:
+                out.append(INF)  # never seen: its first fetch tells the most
+                continue
+            since = now - f.last_ok
+            r_all = f.est.rate_per_hour() / HOUR
+            r_d = r_all if f.est_n is None else f.est_n.rate_per_hour() / HOUR
+            cost = r_d * since * dt
+            cap = self._cap(f)
+            if cap:
+                lost = _excess(r_all * (since + dt), cap) - _excess(r_all * since, cap)
+                cost += cfg.miss_cost_days * DAY * lost
+            out.append(f.weight * cost)
         return out
 
     def next_wakeup(self) -> float | None:

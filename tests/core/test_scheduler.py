@@ -365,3 +365,81 @@ def test_without_novelty_verdicts_there_is_one_rate():
     sched.add_feed("a", host="a", capacity=20)
     drive(sched, T0 + WEEK, _hourly_feed({"a": 1}))
     assert sched.export_state("a")["est_n"] is None
+
+
+def test_content_aware_fetches_follow_novel_items_not_reposts():
+    """A bot re-posts ten old items at 03:00 every day; the feed's own news comes at
+    14:00 (the window holds two days of both). With novelty verdicts the fetches move to the news; without them the
+    03:00 burst draws them."""
+
+    def respond_with(verdicts: bool):
+        seen: set[float] = set()
+
+        def respond(fid, now):
+            day = np.floor((now - T0) / DAY) * DAY + T0
+            pubs = []
+            for d in (day - DAY, day):
+                pubs += [(d + 3 * HOUR + 60 * k, False) for k in range(10)]
+                pubs += [(d + 14 * HOUR + 600 * k, True) for k in range(2)]
+            items = [
+                ItemSighting(f"{p}", p, p not in seen, novel or not verdicts)
+                for p, novel in sorted(pubs, reverse=True)
+                if p <= now
+            ]
+            seen.update(i.published for i in items)
+            return ok(now, items)
+
+        return respond
+
+    hours = {}
+    for verdicts in (True, False):
+        sched = Scheduler(SchedulerConfig(budget_per_day=1), T0)
+        sched.add_feed("f", host="f", capacity=100)  # a long window: delay, not capacity
+        log = drive(sched, T0 + 6 * WEEK, respond_with(verdicts))
+        late = [t for t, _ in log if t > T0 + 4 * WEEK]
+        hours[verdicts] = np.asarray([(t - T0) % DAY / HOUR for t in late])
+    # one fetch a day: after the news (14:00–17:00) with verdicts, after the
+    # reposts (03:00–06:00) without
+    assert np.mean((hours[True] >= 14) & (hours[True] < 17)) >= 0.8
+    assert np.mean((hours[False] >= 3) & (hours[False] < 6)) >= 0.8
+
+
+def _daily_at(hour: float, n: int = 3):
+    """A feed posting ``n`` items at ``hour`` every day (10 min apart)."""
+
+    def respond(fid, now):
+        day = np.floor((now - T0) / DAY) * DAY + T0
+        pubs = [d + hour * HOUR + 600 * k for d in (day - DAY, day) for k in range(n)]
+        return ok(now, [ItemSighting(f"{fid}{p}", p, True) for p in sorted(pubs) if p <= now])
+
+    return respond
+
+
+def test_a_fetch_that_waited_for_the_cap_does_not_lock_the_feed_to_that_time():
+    """One feed, one request a day, posts at 14:00. Its first fetch is at start
+    (midnight), so the 15:00 fetch it plans waits for the cap until midnight; doing
+    that every day would keep it at midnight for good (10 h delay instead of 1)."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=1), T0)
+    sched.add_feed("f", host="f", capacity=100)
+    log = drive(sched, T0 + 3 * WEEK, _daily_at(14.0))
+    hours = [(t - T0) % DAY / HOUR for t, _ in log if t > T0 + 2 * WEEK]
+    assert len(hours) >= 6
+    assert all(14 <= h < 16 for h in hours)
+    assert max_in_24h([t for t, _ in log]) <= 1
+
+
+def test_when_the_cap_is_short_the_request_goes_where_most_items_wait():
+    sched = Scheduler(SchedulerConfig(budget_per_day=4, max_interval=2 * DAY), T0)
+    for fid, hour, n in (("busy", 10.0, 8), ("quiet", 10.0, 1)):
+        sched.add_feed(fid, host=fid, capacity=100)
+    feeds = {"busy": _daily_at(10.0, 8), "quiet": _daily_at(10.0, 1)}
+    drive(sched, T0 + 2 * WEEK, lambda fid, now: feeds[fid](fid, now))
+    now = T0 + 2 * WEEK
+    # both due at once with one request left in the 24 h window
+    for fid in ("busy", "quiet"):
+        sched._set_due(sched._feeds[fid], now)
+    sched._log.clear()
+    sched._log.extend([now - 3600.0] * 3)
+    assert sched.due(now + 1) == ["busy"]
+    assert sched._feeds["quiet"].next_due <= now + 1  # still due, next in line
+    assert sched.due(now + 2) == []  # the cap is spent
