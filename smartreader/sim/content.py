@@ -436,14 +436,18 @@ def replay_content(
     *,
     beta: float = DEFAULT_BETA,
     warmup_days: float = 14.0,
+    phase_s: float = 0.0,
     truth: dict[str, list[bool]] | None = None,
     window: int = DEFAULT_WINDOW,
     config: SchedulerConfig | None = None,
 ) -> ContentResult:
     all_t = np.concatenate([a for a in trace.arrivals.values() if a.size])
-    start = float(np.floor(all_t.min() / DAY) * DAY)
-    end = start + float(np.ceil((all_t.max() - start) / DAY)) * DAY
-    measure_from = start + warmup_days * DAY
+    # ``phase_s``: the policy starts this much earlier (a different cold start, the
+    # same measured span): replicates of a replay whose trajectories are chaotic
+    day0 = float(np.floor(all_t.min() / DAY) * DAY)
+    start = day0 - phase_s
+    end = day0 + float(np.ceil((all_t.max() - day0) / DAY)) * DAY
+    measure_from = day0 + warmup_days * DAY
     if measure_from >= end:
         raise ValueError("the warm-up covers the whole trace")
     world = World(trace.arrivals, capacities)
