@@ -34,6 +34,8 @@ class ParsePool:
     """``parse(body, url=..., content_type=..., now=...)`` like ``parse_feed``."""
 
     def __init__(self, workers: int | None = None) -> None:
+        # two, not one per core: measured on 2 cores, one worker gave the GUI no
+        # shorter stalls (59 vs 54 ms, median of 3) and parsing no faster
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()

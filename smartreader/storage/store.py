@@ -1055,7 +1055,10 @@ class Store:
         return {int(r[0]): int(r[1]) for r in rows}
 
     def starred_count(self) -> int:
-        return int(self._q("SELECT count(*) FROM entries WHERE starred = 1")[0][0])
+        # The partial index holds just the starred rows; left to itself the planner
+        # scans a covering index of every entry (11 ms at 100k, on every tree refresh).
+        sql = "SELECT count(*) FROM entries INDEXED BY entries_starred WHERE starred = 1"
+        return int(self._q(sql)[0][0])
 
     def entry_count(self) -> int:
         return int(self._q("SELECT count(*) FROM entries")[0][0])

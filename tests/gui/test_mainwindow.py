@@ -273,7 +273,7 @@ def test_refresh_fetches_new_items_while_running(env, qtbot, feed_server):
 
 def test_counts_move_while_results_keep_arriving(env, qtbot, feed_server):
     """Hundreds of feeds updating: a result every 100 ms for 2 s. The tree's counts
-    follow within the coalescing delay, not only after the last result."""
+    follow (about once a second), not only after the last result."""
     from smartreader.core.models import ParsedEntry
     from smartreader.storage import FetchRecord
     from smartreader.updater import UpdateResult
@@ -288,7 +288,9 @@ def test_counts_move_while_results_keep_arriving(env, qtbot, feed_server):
         win.sched.feedUpdated.emit(UpdateResult(fid, "ok", 1, None, 0.0, None, False, now))
         qtbot.wait(100)
         seen.append(unread_of(win, f"feed:{fid}"))
-    assert seen[9] >= 5  # a second in, the count has moved more than once
+    # the count moved while results kept coming (at least twice in 2 s), not only
+    # after the last one
+    assert len({n for n in seen[:-1] if 0 < n < 20}) >= 2
     qtbot.waitUntil(lambda: unread_of(win, f"feed:{fid}") == 20, timeout=3000)
 
 

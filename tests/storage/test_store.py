@@ -222,3 +222,26 @@ def test_delete_folder_keeps_feeds(store):
     assert folder is not None
     store.delete_folder(folder)
     assert store.feed(fid).folder is None
+
+
+def test_starred_count_reads_only_the_starred_rows(store):
+    fid = store.add_feed("https://a.example/feed")
+    store.record_fetch(FetchRecord(fid, 100.0, "ok", entries=[entry(f"s{i}") for i in range(30)]))
+    ids = store.entry_ids()
+    assert store.starred_count() == 0
+    store.set_starred(ids[:4], True)
+    store.set_starred(ids[1:2], False)
+    assert store.starred_count() == 3
+    # counted from the partial index of starred rows, not by scanning every entry
+    # (it runs on every tree refresh, 100,000 entries or not)
+    sent: list[str] = []
+    store._db.set_trace_callback(sent.append)
+    store.starred_count()
+    store._db.set_trace_callback(None)
+    plan = [tuple(r) for q in sent for r in store._db.execute("EXPLAIN QUERY PLAN " + q)]
+    assert plan and all("USING INDEX entries_starred" in str(r[-1]) for r in plan)
+    reader = store.reader()
+    try:
+        assert reader.starred_count() == 3  # the GUI's read-only connection too
+    finally:
+        reader.close()
