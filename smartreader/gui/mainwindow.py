@@ -229,6 +229,7 @@ class MainWindow(QMainWindow):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(300)
         self._last_refresh = -1e9  # time.monotonic() of the last post-update refresh
+        self._progress_shown = -1e9  # ... and of the last progress bar change
         self._refresh_timer.timeout.connect(self._refresh_after_update)
         # Keep "next fetch in 5 min" current between status signals.
         self._clock = QTimer(self)
@@ -1068,9 +1069,16 @@ class MainWindow(QMainWindow):
 
     @Slot(int, int)
     def _progress(self, done: int, total: int) -> None:
-        if self.progress.isVisible():
-            self.progress.setRange(0, max(1, total))
-            self.progress.setValue(done)
+        if not self.progress.isVisible():
+            return
+        # QProgressBar.setValue repaints at once (not at the next paint event):
+        # once per result of 500 feeds was 500 synchronous repaints mid-update.
+        now = time.monotonic()
+        if done < total and now - self._progress_shown < 0.1:
+            return
+        self._progress_shown = now
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(done)
 
     @Slot()
     def _update_finished(self) -> None:

@@ -294,6 +294,19 @@ def test_counts_move_while_results_keep_arriving(env, qtbot, feed_server):
     qtbot.waitUntil(lambda: unread_of(win, f"feed:{fid}") == 20, timeout=3000)
 
 
+def test_progress_bar_repaints_at_most_ten_times_a_second(env, qtbot):
+    win = env.window(start_scheduler=False)
+    win._update_started(True)
+    changes: list[int] = []
+    win.progress.valueChanged.connect(changes.append)
+    t0 = time.monotonic()
+    for done in range(1, 501):  # 500 results as fast as they come
+        win._progress(done, 500)
+    elapsed = time.monotonic() - t0
+    assert len(changes) <= 2 + 10 * elapsed
+    assert changes[-1] == 500 and win.progress.maximum() == 500  # the end is shown
+
+
 def test_close_mid_update_leaves_no_thread_running(env, qtbot, feed_server):
     feed_server.route("/slow.xml", Reply(body=rss(1), delay=1.0))
     fid = env.store.add_feed(feed_server.url("/slow.xml"))
