@@ -369,8 +369,8 @@ def test_without_novelty_verdicts_there_is_one_rate():
 
 def test_content_aware_fetches_follow_novel_items_not_reposts():
     """A bot re-posts ten old items at 03:00 every day; the feed's own news comes at
-    14:00 (the window holds two days of both). With novelty verdicts the fetches move to the news; without them the
-    03:00 burst draws them."""
+    14:00 (the window holds two days of both). With novelty verdicts the fetches
+    move to the news; without them the 03:00 burst draws them."""
 
     def respond_with(verdicts: bool):
         seen: set[float] = set()
@@ -430,7 +430,7 @@ def test_a_fetch_that_waited_for_the_cap_does_not_lock_the_feed_to_that_time():
 
 def test_when_the_cap_is_short_the_request_goes_where_most_items_wait():
     sched = Scheduler(SchedulerConfig(budget_per_day=4, max_interval=2 * DAY), T0)
-    for fid, hour, n in (("busy", 10.0, 8), ("quiet", 10.0, 1)):
+    for fid in ("busy", "quiet"):
         sched.add_feed(fid, host=fid, capacity=100)
     feeds = {"busy": _daily_at(10.0, 8), "quiet": _daily_at(10.0, 1)}
     drive(sched, T0 + 2 * WEEK, lambda fid, now: feeds[fid](fid, now))
