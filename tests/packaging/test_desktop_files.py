@@ -73,7 +73,7 @@ def test_ids_icon_and_command_agree():
     assert meta.findtext("id") == APP_ID
     assert meta.findtext("launchable") == DESKTOP.name
     assert meta.findtext("icon") == APP_ID
-    assert meta.findtext("project_license") == pyproject["project"]["license"]["text"]
+    assert meta.findtext("project_license") == pyproject["project"]["license"]
     assert meta.find("releases/release").get("version") == __version__  # type: ignore[union-attr]
     assert command in [b.text for b in meta.iterfind("provides/binary")]
 
