@@ -415,9 +415,9 @@ def prefill(
     cfg = SchedulerConfig(budget_per_day=PREFILL_BUDGET_PER_DAY, min_interval=DEMO_MIN_INTERVAL)
     sched = Scheduler(cfg, start)
     # A throwaway demo database needs no fsync per fetch: thousands of replayed
-    # fetches would otherwise take tens of seconds. (Store has no public switch;
-    # see the report.) The connection is closed after the prefill.
-    store._db.execute("PRAGMA synchronous = OFF")
+    # fetches would otherwise take tens of seconds. The connection is closed after
+    # the prefill.
+    store.set_durable(False)
     host = f"127.0.0.1:{server.port}"
     ids: dict[str, int] = {}
     by_id: dict[int, DemoFeed] = {}

@@ -315,6 +315,13 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def set_durable(self, durable: bool) -> None:
+        """``False`` for throwaway data (the demo's temporary database): commits skip
+        the fsync, so thousands of replayed fetches take seconds, not tens of them; a
+        crash may lose the last commits. ``True`` (the default) is ``synchronous=FULL``."""
+        with self._lock:
+            self._db.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
+
     def reader(self) -> Store:
         """A read-only connection to the same database with a lock of its own.
 

@@ -43,6 +43,18 @@ def test_pragmas_and_version(store, tmp_path):
     assert store.integrity_check() == "ok"
 
 
+def test_durable_by_default_and_switchable_for_throwaway_data(store):
+    sync = lambda: store._db.execute("PRAGMA synchronous").fetchone()[0]  # noqa: E731
+    assert sync() == 2  # FULL: a commit survives power loss
+    store.set_durable(False)
+    assert sync() == 0
+    fid = store.add_feed("https://a.example/feed")
+    store.record_fetch(FetchRecord(fid, 100.0, "ok", entries=[entry("x")]))
+    assert store.entry_count() == 1
+    store.set_durable(True)
+    assert sync() == 2
+
+
 def test_refuses_newer_database(tmp_path):
     p = tmp_path / "db.sqlite3"
     Store(p).close()
