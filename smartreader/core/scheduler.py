@@ -71,11 +71,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from smartreader.core.allocation import (
-    allocate,
-    allocate_with_missed,
-    capacity_floor,
-)
+from smartreader.core.allocation import allocate, allocate_with_missed, capacity_floor
 from smartreader.core.estimator import (
     DAY,
     HOUR,
@@ -152,7 +148,8 @@ class SchedulerConfig:
     # novel share with the weight of this many items per hour (novel_lambda)
     novel_share_k: float = 20.0
     # a fetch later than this after its planned time waited for the 24 h cap; a
-    # feed whose last fetch did so waits for its next planned point (0: never)
+    # feed whose last fetch did so waits for its next planned point (0: never),
+    # which may stretch that one interval up to twice max_interval
     lock_tolerance: float = 4 * 3600.0
     # hard floors may take at most this share of the budget (at 100 % every feed
     # would be polled at a fixed interval, with nothing left to place by λ)
@@ -665,7 +662,7 @@ class Scheduler:
         if len(ready) > allowed:
             # The 24 h cap has fewer requests left than feeds are due (their plans
             # add up to the budget, but not evenly over every 24 h): the requests
-            # go where the most items are waiting; the others stay due.
+            # go where waiting costs most; the others stay due.
             costs = self._waiting_costs([f for _e, f in ready], now)
             order = sorted(range(len(ready)), key=lambda i: -costs[i])
             ready = [ready[i] for i in order]
