@@ -161,7 +161,9 @@ from smartreader.storage import backups
 from smartreader.storage.store import Store
 store = Store(sys.argv[1])
 print("start", flush=True)
-t = 1_800_000_000.0
+# time moves on between runs, as it does between app sessions: each backup is newer
+# than the ones a killed run left (else a new one could be the oldest, pruned first)
+t = max([1_800_000_000.0] + [b.created for b in backups.list_backups(sys.argv[2])])
 while True:
     t += 86_400
     p = backups.make_backup(store, sys.argv[2], now=t, keep=3)
