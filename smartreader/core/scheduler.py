@@ -628,7 +628,7 @@ class Scheduler:
         hosts: set[str] = set()
         # the longest-waiting few compete for the requests left (bounded: with
         # thousands of feeds overdue after a sleep this runs for every request)
-        limit = allowed if allowed >= COMPETE else COMPETE
+        limit = max(allowed, COMPETE)
         while self._heap and self._heap[0][0] <= now and len(ready) < limit:
             entry = heapq.heappop(self._heap)
             f = self._feeds.get(entry[3])
