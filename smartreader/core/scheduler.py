@@ -154,6 +154,10 @@ class SchedulerConfig:
     # hard floors may take at most this share of the budget (at 100 % every feed
     # would be polled at a fixed interval, with nothing left to place by λ)
     floor_share: float = 0.9
+    # a window that grew to at least this many items, all new, is taken as
+    # possibly full (see observe); smaller ones as a feed's whole history. 10 is
+    # the smallest common default window (WordPress)
+    censor_window: int = 10
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
 
 
@@ -770,11 +774,25 @@ class Scheduler:
             # an unknown window size is learned as the largest window seen; a window
             # still growing is not full
             cap_known = f.capacity if f.capacity is not None else f.cap_seen
-            if f.capacity is None and len(items) > f.cap_seen:
+            grew = f.capacity is None and len(items) > f.cap_seen
+            if grew:
                 cap_known = len(items) + 1
             f.cap_seen = max(f.cap_seen, len(items))
             new_items = [i for i in items if i.is_new]
             new = len(new_items)
+            obs_from = f.last_ok if f.last_ok is not None else now
+            if grew and f.last_ok is not None and len(items) >= cfg.censor_window:
+                # A window that grew to a new size and holds only new items, all
+                # published after the last fetch, may have been full: older items
+                # may have scrolled out unseen, and nothing tells how many. Learn
+                # only from the stretch it covers; counting its items as all that
+                # was published since the last fetch underestimates a busy feed
+                # for weeks (a 75/day feed learned as 14/day after its first day).
+                pubs_all = [i.published for i in items]
+                if len(new_items) == len(items) and all(p is not None for p in pubs_all):
+                    oldest = min(p for p in pubs_all if p is not None)
+                    if f.last_ok < oldest <= now:
+                        obs_from = oldest - 1.0
             if f.last_ok is None:
                 pubs = [i.published for i in items if i.published is not None]
                 pubs = [p for p in pubs if p <= now]
@@ -787,7 +805,7 @@ class Scheduler:
                 unplaced = float(sum(1 for i in new_items if i.published is None))
                 extra = mc.estimate if mc.alert else 0.0
                 f.est.observe_interval(
-                    f.last_ok, now, pubs, unplaced=unplaced, extra=extra, extra_to=mc.end
+                    obs_from, now, pubs, unplaced=unplaced, extra=extra, extra_to=mc.end
                 )
                 if f.est_n is None and any(not i.novel for i in new_items):
                     # first verdict: start from what all items taught so far
@@ -797,7 +815,7 @@ class Scheduler:
                     nov = [i for i in new_items if i.novel]
                     share = len(nov) / len(new_items) if new_items else 1.0
                     f.est_n.observe_interval(
-                        f.last_ok,
+                        obs_from,
                         now,
                         [i.published for i in nov if i.published is not None],
                         unplaced=float(sum(1 for i in nov if i.published is None)),

@@ -443,3 +443,26 @@ def test_when_the_cap_is_short_the_request_goes_where_most_items_wait():
     assert sched.due(now + 1) == ["busy"]
     assert sched._feeds["quiet"].next_due <= now + 1  # still due, next in line
     assert sched.due(now + 2) == []  # the cap is spent
+
+
+def _grown_window_rate(n_items: int, span_h: float) -> float:
+    """Rate/day learned by a feed that was empty at its first fetch and, a day
+    later, shows ``n_items`` new items spread over the last ``span_h`` hours."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=50), T0)
+    sched.add_feed("a", host="h")  # window size unknown
+    sched.observe("a", ok(T0))
+    now = T0 + DAY
+    step = span_h * HOUR / n_items
+    items = [ItemSighting(f"n{k}", now - k * step, True) for k in range(n_items)]
+    v = sched.observe("a", ok(now, items))
+    assert not v.missed_alert  # the window size is not known yet: no alert
+    return sched.explain("a", now).rate_per_day
+
+
+def test_a_window_that_grew_full_of_new_items_is_not_taken_as_the_whole_day():
+    # 21 items in the last 6 h (84/day): the window may have been full, so only
+    # those 6 h are evidence (≈ 29/day with the prior's 12 h); taking them as the
+    # whole day's output learned ≈ 14/day
+    assert _grown_window_rate(21, 6.0) > 25
+    # 3 new items are taken as everything the day brought (a small new feed)
+    assert _grown_window_rate(3, 6.0) < 4
