@@ -6,7 +6,10 @@ items published in (τ′, oldest) have probably scrolled out unseen. Their expe
 number is the window's own rate (its items over (oldest, τ]) carried over to
 (τ′, oldest) with λ(t)'s shape, i.e. n·Λ(τ′, oldest)/Λ(oldest, τ), capped at
 3·Λ(τ′, oldest) + n and at least one. No alert when that expectation is below ln 2
-(then "no item fell in the gap" is the likelier explanation).
+(then "no item fell in the gap" is the likelier explanation), and none when an
+item is dated after the fetch: a feed whose clock runs ahead (local time labelled
+UTC is common) makes its window look younger than it is, and every fetch would
+report items missed that were never published.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class MissedCheck:
 
 NO_ALERT = MissedCheck(False, 0.0, None, None)
 _LN2 = 0.6931471805599453
+CLOCK_SLACK = 600.0  # seconds a feed's clock may run ahead of ours before its dates are distrusted
 
 
 def check_missed(
@@ -47,6 +51,9 @@ def check_missed(
     if any(p is None for p in pubs):
         return NO_ALERT
     oldest = min(p for p in pubs if p is not None)
+    newest = max(p for p in pubs if p is not None)
+    if fetched_at is not None and newest > fetched_at + CLOCK_SLACK:
+        return NO_ALERT  # dates from the future: the window's span cannot be trusted
     if oldest <= prev_fetch:
         return NO_ALERT
     est = 1.0

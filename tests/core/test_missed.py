@@ -70,3 +70,14 @@ def test_unknown_published_times_give_no_alert():
 def test_first_fetch_cannot_miss_anything():
     items = window(np.linspace(T0 + HOUR, T0 + 2 * HOUR, 20))
     assert not check_missed(items, None, 20, FLAT, T0 + 3 * HOUR).alert
+
+
+def test_a_window_dated_in_the_future_raises_no_alert():
+    # a feed whose clock runs 5 h ahead: its 20 newest items look younger than they
+    # are, and the window seems to start after the last fetch although nothing was lost
+    prev, now = T0, T0 + 6 * HOUR
+    items = window(np.linspace(now - 3 * HOUR, now + 5 * HOUR, 20))
+    assert not check_missed(items, prev, 20, FLAT, now).alert
+    # ten minutes ahead is ordinary clock skew: the same window ending now alerts
+    skewed = window(np.linspace(now - 2 * HOUR, now + 300, 20))
+    assert check_missed(skewed, prev, 20, FLAT, now).alert
