@@ -116,8 +116,9 @@ def allocate_with_missed(
     budget: float,
     miss_cost_days: float,
     grid: int = 96,
+    miss_weights: FloatArray | None = None,
 ) -> FloatArray:
-    """Fetches/day minimising Σ w·λ/(2n) + P·missed(n) with Σ n ≤ budget.
+    """Fetches/day minimising Σ w·λ/(2n) + P·v·missed(n) with Σ n ≤ budget.
 
     For a budget too small for every floor. missed(n): n evenly spaced fetches a
     day through the feed's hour-of-day profile; a gap starting at hour h holds
@@ -125,6 +126,9 @@ def allocate_with_missed(
     et al.). Both terms are convex in n, so each feed's best n at a price μ per
     fetch is read off a grid and μ is found by bisection. The Poisson tail is only
     evaluated for feeds whose busiest hour could fill the window between fetches.
+    ``miss_weights`` (v, default 1): the share of a feed's lost items that count,
+    e.g. its novel share when λ counts novel items only (a lost repost costs
+    nothing, but it still fills the window: ``hourly`` counts every item).
     """
     r = np.maximum(np.asarray(rates, dtype=np.float64), 0.0)
     w = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
@@ -144,7 +148,8 @@ def allocate_with_missed(
         m = hp[chunk][:, None, :] * (24.0 / ns[chunk])[:, :, None]  # (k, grid, 24)
         c = np.floor(cp[chunk])[:, None, None]
         missed = (ns[chunk] / 24.0) * poisson_excess(m, c).sum(-1)
-        cost[chunk] += miss_cost_days * missed
+        v = 1.0 if miss_weights is None else np.asarray(miss_weights)[chunk][:, None]
+        cost[chunk] += miss_cost_days * v * missed
     rows = np.arange(nf)
 
     def pick(mu: float) -> FloatArray:

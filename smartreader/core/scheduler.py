@@ -214,7 +214,7 @@ class _Feed:
     pattern: FloatArray | None = None
     stats_src: tuple[FloatArray, FloatArray] | None = None  # the λs ``stats`` came from
     # (allocation rate/day, busiest day's items, hour-of-day profile in items/hour)
-    stats: tuple[float, float, FloatArray] = (0.0, 0.0, np.zeros(24))
+    stats: tuple[float, float, FloatArray, float] = (0.0, 0.0, np.zeros(24), 1.0)
     pat_src: FloatArray | None = None  # the pattern pat_a/pat_c were built from
     pat_a: list[float] = field(default_factory=list)  # pattern offsets over 4 weeks
     pat_c: list[float] = field(default_factory=list)  # offset − 0.3 × preceding gap
@@ -413,6 +413,7 @@ class Scheduler:
         hourly = np.empty((len(feeds), 24))
         caps = np.empty(len(feeds))
         ceil = np.empty(len(feeds))
+        counted = np.empty(len(feeds))
         for i, f in enumerate(feeds):
             lam_all = f.est.lambda_week()
             lam = self._lam_delay(f)
@@ -425,9 +426,12 @@ class Scheduler:
                     rate *= sqrt_shape_factor(np.tile(lam.reshape(7, 24).mean(0), 7))
                 # capacity: the window fills with every item, novel or not
                 wk = lam_all.reshape(7, 24)
-                f.stats = (rate, float(wk.sum(1).max()), wk.sum(0) / 7.0)
+                # the share of its items that count (novel ones when judged)
+                tot_all = float(lam_all.sum())
+                share = min(1.0, float(lam.sum()) / tot_all) if tot_all > 0 else 1.0
+                f.stats = (rate, float(wk.sum(1).max()), wk.sum(0) / 7.0, share)
                 f.stats_src = (lam, lam_all)
-            rates[i], peak[i], hourly[i] = f.stats
+            rates[i], peak[i], hourly[i], counted[i] = f.stats
             weights[i] = f.weight
             c = self._cap(f)
             caps[i] = c if c > 0 else np.inf
@@ -439,7 +443,7 @@ class Scheduler:
             q = sq.sum(2)
             q /= q.sum(1, keepdims=True)
             for _ in range(3):
-                k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget)
+                k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget, counted)
                 # feeds fetched at least daily keep the same count every weekday
                 qk = np.where((np.round(7.0 * k) >= 7)[:, None], 1.0 / 7.0, q)
                 load = float((7.0 * k[:, None] * qk).sum(0).max())
@@ -447,7 +451,7 @@ class Scheduler:
                     break
                 budget *= cfg.budget_per_day * cfg.budget_fill / load
         else:
-            k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget)
+            k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget, counted)
         names = []
         todo = []
         for i, f in enumerate(feeds):
@@ -487,14 +491,16 @@ class Scheduler:
         caps: FloatArray,
         ceil: FloatArray,
         budget: float,
+        counted: FloatArray | None = None,
     ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Capacity floors first (Han et al.), then the max-interval floor, then √(wλ).
 
         When the budget cannot cover every floor, both become soft: each feed's
         fetches trade expected delay against expected missed items (a missed item
-        costs ``miss_cost_days``), so a rarely-publishing feed waits longer and an
-        overflowing one gets fetches only where they catch items. Feeds below their
-        floor are reported starved.
+        costs ``miss_cost_days``; with content-aware polling only the novel share
+        ``counted`` of the lost items counts, as only novel items weigh delay), so a
+        rarely-publishing feed waits longer and an overflowing one gets fetches only
+        where they catch items. Feeds below their floor are reported starved.
         """
         cfg = self.config
         b = budget * cfg.budget_fill
@@ -503,7 +509,9 @@ class Scheduler:
         if float(floors.sum()) <= cfg.floor_share * b:
             return allocate(rates, weights, floors, ceil, b)
         if cfg.miss_cost_days > 0:
-            k = allocate_with_missed(rates, weights, hourly, caps, ceil, b, cfg.miss_cost_days)
+            k = allocate_with_missed(
+                rates, weights, hourly, caps, ceil, b, cfg.miss_cost_days, miss_weights=counted
+            )
         else:
             k, _ = allocate(rates, weights, capf, ceil, b)
         return k, k < floors * (1 - 1e-6)
@@ -703,7 +711,8 @@ class Scheduler:
             cap = self._cap(f)
             if cap:
                 lost = _excess(r_all * (since + dt), cap) - _excess(r_all * since, cap)
-                cost += cfg.miss_cost_days * DAY * lost
+                # only the novel share of what scrolls out counts (as for delay)
+                cost += cfg.miss_cost_days * DAY * lost * min(1.0, r_d / r_all)
             out.append(f.weight * cost)
         return out
 

@@ -132,3 +132,21 @@ def test_without_capacity_limits_it_is_the_square_root_rule():
     k = _missed_alloc(8.0, caps=(np.inf,) * 4)
     s = np.sqrt([75.0, 10.0, 2.0, 0.2])
     assert k / k.sum() == pytest.approx(s / s.sum(), rel=0.1)  # on a 64-point grid
+
+
+def test_lost_items_that_do_not_count_cost_nothing():
+    # Two feeds with the same novel rate (10/day, window 20): one posts only novel
+    # items, the other also 70 reposts a day. Its reposts fill the window, so it
+    # loses most items whatever it is given; with every lost item counted it takes
+    # the budget; with only its novel share counted the split evens out.
+    rates = np.array([10.0, 10.0])  # novel items/day: what delay is weighed by
+    hourly = np.array([[10.0 / 24] * 24, [80.0 / 24] * 24])  # every item fills the window
+    caps, ceil = np.array([20.0, 20.0]), np.full(2, 96.0)
+    all_count = allocate_with_missed(rates, np.ones(2), hourly, caps, ceil, 3.0, 0.5)
+    novel_only = allocate_with_missed(
+        rates, np.ones(2), hourly, caps, ceil, 3.0, 0.5, miss_weights=np.array([1.0, 0.125])
+    )
+    assert all_count[1] > 1.5 * all_count[0]
+    assert novel_only[1] < all_count[1]
+    assert novel_only[1] / novel_only[0] < all_count[1] / all_count[0]
+    assert novel_only.sum() <= 3.0 + 1e-9

@@ -466,3 +466,17 @@ def test_a_window_that_grew_full_of_new_items_is_not_taken_as_the_whole_day():
     assert _grown_window_rate(21, 6.0) > 25
     # 3 new items are taken as everything the day brought (a small new feed)
     assert _grown_window_rate(3, 6.0) < 4
+
+
+def test_when_the_budget_is_short_lost_reposts_cost_nothing():
+    # 8 requests a day cannot keep up with two 96/day feeds (window 20): each loses
+    # items whatever it gets. The bot's items are novel 1 in 8, so what it loses
+    # is mostly reposts; the requests go to the feed whose lost items are news.
+    sched = Scheduler(SchedulerConfig(budget_per_day=8), T0)
+    for fid in ("news", "bot"):
+        sched.add_feed(fid, host=fid, capacity=20)
+    drive(sched, T0 + 3 * WEEK, _hourly_feed({"news": 1, "bot": 8}))
+    now = T0 + 3 * WEEK
+    news, bot = sched.explain("news", now), sched.explain("bot", now)
+    assert news.share_per_day + bot.share_per_day <= 8 + 1e-6
+    assert news.share_per_day > 1.5 * bot.share_per_day
