@@ -145,8 +145,9 @@ class SchedulerConfig:
     # of delay (the floors turn into that trade-off; see allocation.py)
     miss_cost_days: float = 0.5
     # content-aware: the novel share by hour is shrunk toward the feed's overall
-    # novel share with the weight of this many items per hour (novel_lambda)
-    novel_share_k: float = 20.0
+    # novel share as far as the evidence says (0), or with the weight of this many
+    # items per hour (novel_lambda)
+    novel_share_k: float = 0.0
     # a fetch later than this after its planned time waited for the 24 h cap; a
     # feed whose last fetch did so waits for its next planned point (0: never),
     # which may stretch that one interval up to twice max_interval

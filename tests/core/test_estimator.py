@@ -246,3 +246,37 @@ def test_novel_lambda_with_no_novel_items_is_small_and_positive():
     lam_n = novel_lambda(est, est_n)
     assert np.all(lam_n > 0)
     assert lam_n.sum() < 0.1 * est.lambda_week().sum()
+
+
+def _counted(per_hour_all, per_hour_novel, weeks=5.0):
+    """Two estimators whose evidence is the given counts per hour of day."""
+    est = RateEstimator.from_lambda(np.tile(np.asarray(per_hour_all, float), 7) / weeks / 7, weeks)
+    est_n = RateEstimator.from_lambda(
+        np.tile(np.asarray(per_hour_novel, float), 7) / weeks / 7, weeks
+    )
+    return est, est_n
+
+
+def test_adaptive_share_keeps_the_all_items_shape_when_the_counts_show_no_pattern():
+    ca = np.where((np.arange(24) >= 8) & (np.arange(24) < 20), 40.0, 4.0)
+    est, est_n = _counted(ca, 0.4 * ca)  # exactly 40 % novel at every hour
+    lam, lam_n = est.lambda_week(), novel_lambda(est, est_n)
+    share = est_n.rate_per_hour() / est.rate_per_hour()
+    assert lam_n == pytest.approx(lam * share, rel=1e-9)
+    # the fixed shrinkage gives the same here, with nothing to shrink
+    assert novel_lambda(est, est_n, k=20.0) == pytest.approx(lam_n, rel=1e-9)
+
+
+def test_adaptive_share_follows_a_clear_pattern_and_ignores_a_faint_one():
+    ca = np.full(24, 40.0)
+    clear = np.where((np.arange(24) >= 8) & (np.arange(24) < 20), 28.0, 8.0)  # 70 % vs 20 %
+    faint = 0.5 * ca
+    faint[3], faint[4] = 18.0, 22.0  # what sampling alone does
+    est, est_c = _counted(ca, clear)
+    _, est_f = _counted(ca, faint)
+    lam_c = day_profile(novel_lambda(est, est_c))
+    lam_f = day_profile(novel_lambda(est, est_f))
+    # day over night: 3.5× in the counts, most of it kept
+    assert lam_c[12] > 2.5 * lam_c[2]
+    assert lam_f == pytest.approx(np.full(24, lam_f.mean()), rel=1e-9)  # X² < df: flat
+    assert np.all(lam_c > 0) and np.all(lam_f > 0)
