@@ -214,7 +214,8 @@ class _Feed:
     shape: float = 1.0
     pattern: FloatArray | None = None
     stats_src: tuple[FloatArray, FloatArray] | None = None  # the λs ``stats`` came from
-    # (allocation rate/day, busiest day's items, hour-of-day profile in items/hour)
+    # (allocation rate/day, busiest day's items, hour-of-day profile in items/hour,
+    # share of its lost items that count: the novel share when judged, else 1)
     stats: tuple[float, float, FloatArray, float] = (0.0, 0.0, np.zeros(24), 1.0)
     pat_src: FloatArray | None = None  # the pattern pat_a/pat_c were built from
     pat_a: list[float] = field(default_factory=list)  # pattern offsets over 4 weeks
@@ -790,19 +791,6 @@ class Scheduler:
             f.cap_seen = max(f.cap_seen, len(items))
             new_items = [i for i in items if i.is_new]
             new = len(new_items)
-            obs_from = f.last_ok if f.last_ok is not None else now
-            if grew and f.last_ok is not None and len(items) >= cfg.censor_window:
-                # A window that grew to a new size and holds only new items, all
-                # published after the last fetch, may have been full: older items
-                # may have scrolled out unseen, and nothing tells how many. Learn
-                # only from the stretch it covers; counting its items as all that
-                # was published since the last fetch underestimates a busy feed
-                # for weeks (a 75/day feed learned as 14/day after its first day).
-                pubs_all = [i.published for i in items]
-                if len(new_items) == len(items) and all(p is not None for p in pubs_all):
-                    oldest = min(p for p in pubs_all if p is not None)
-                    if f.last_ok < oldest <= now:
-                        obs_from = oldest - 1.0
             if f.last_ok is None:
                 pubs = [i.published for i in items if i.published is not None]
                 pubs = [p for p in pubs if p <= now]
@@ -810,6 +798,17 @@ class Scheduler:
                     a = max(min(pubs), now - cfg.memory_s)
                     f.est.observe_interval(a, now, [p for p in pubs if p > a])
             else:
+                obs_from = f.last_ok
+                if grew and len(items) >= cfg.censor_window and len(new_items) == len(items):
+                    # A window that grew to a new size and holds only new items, all
+                    # published after the last fetch, may have been full: older items
+                    # may have scrolled out unseen, and nothing tells how many. Learn
+                    # only from the stretch it covers; counting its items as all that
+                    # was published since the last fetch underestimates a busy feed
+                    # for weeks (a 75/day feed learned as 14/day after its first day).
+                    dated = [i.published for i in items if i.published is not None]
+                    if len(dated) == len(items) and f.last_ok < min(dated) <= now:
+                        obs_from = min(dated) - 1.0
                 mc = check_missed(items, f.last_ok, cap_known, lam, now)
                 pubs = [i.published for i in new_items if i.published is not None]
                 unplaced = float(sum(1 for i in new_items if i.published is None))
