@@ -807,8 +807,9 @@ class Scheduler:
                     # was published since the last fetch underestimates a busy feed
                     # for weeks (a 75/day feed learned as 14/day after its first day).
                     dated = [i.published for i in items if i.published is not None]
-                    if len(dated) == len(items) and f.last_ok < min(dated) <= now:
-                        obs_from = min(dated) - 1.0
+                    oldest = min(dated, default=now)
+                    if len(dated) == len(items) and f.last_ok < oldest <= now:
+                        obs_from = oldest - 1.0
                 mc = check_missed(items, f.last_ok, cap_known, lam, now)
                 pubs = [i.published for i in new_items if i.published is not None]
                 unplaced = float(sum(1 for i in new_items if i.published is None))
