@@ -2,11 +2,12 @@
 
 ``make_backup`` writes ``backup-YYYYmmdd-HHMMSS.sqlite3`` into the backups
 folder (``<data dir>/backups`` by default) through ``Store.backup`` — SQLite's
-online backup API into ``<name>.partial``, fsync, ``os.replace``, fsync of the
-folder — then checks the copy with ``PRAGMA integrity_check`` and keeps only
-the newest ``keep`` backups. A process killed mid-backup leaves at most a
-``.partial`` file, never a half-written file under a final name; the next run
-removes such leftovers. Files in the folder that are not ours are never touched.
+online backup API into ``<name>.partial``, ``PRAGMA integrity_check`` on that
+copy, fsync, ``os.replace``, fsync of the folder — then keeps only the newest
+``keep`` backups. A process killed mid-backup leaves at most a ``.partial``
+file (or, killed between the rename and the prune, one backup too many), never
+a half-written or unchecked file under a final name; the next run removes such
+leftovers. Files in the folder that are not ours are never touched.
 
 ``backup_due`` says whether the newest backup is older than the interval, so a
 caller (GUI timer, ``smartreader update``) can run this at most once a day.
@@ -22,7 +23,6 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartreader.errors import StorageError
 from smartreader.storage.store import Store
 
 BACKUP_DIR_NAME = "backups"
@@ -103,10 +103,7 @@ def make_backup(
     while dest.exists():  # two backups in one second: never overwrite
         n += 1
         dest = folder / f"backup-{stamp}-{n}.sqlite3"
-    store.backup(dest)
-    if not is_valid_database(dest):
-        dest.unlink(missing_ok=True)
-        raise StorageError(f"the backup {dest} failed its integrity check and was discarded")
+    store.backup(dest, verify=True)
     prune(folder, keep=keep)
     return dest
 

@@ -1113,21 +1113,29 @@ class Store:
 
     # -- backup ----------------------------------------------------------
 
-    def backup(self, dest: str | os.PathLike[str]) -> Path:
+    def backup(self, dest: str | os.PathLike[str], *, verify: bool = False) -> Path:
         """A consistent copy made with SQLite's online backup API, written to a
-        temporary file, fsynced, then atomically renamed into place."""
+        temporary file, fsynced, then atomically renamed into place. ``verify``:
+        the copy must pass ``integrity_check`` before it gets its name (so a
+        process killed while checking leaves only a ``.partial``)."""
         dest = Path(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(dest.name + ".partial")
         tmp.unlink(missing_ok=True)
+        check = "ok"
         try:
             out = sqlite3.connect(tmp)
             try:
                 with self._lock:
                     self._db.backup(out)
                 out.execute("PRAGMA journal_mode = DELETE")
+                if verify:
+                    check = str(out.execute("PRAGMA integrity_check").fetchone()[0])
             finally:
                 out.close()
+            if check != "ok":
+                tmp.unlink(missing_ok=True)
+                raise StorageError(f"the backup {dest} failed its integrity check ({check})")
             with open(tmp, "rb+") as f:
                 os.fsync(f.fileno())
             os.replace(tmp, dest)

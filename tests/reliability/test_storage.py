@@ -193,6 +193,7 @@ def test_kill_during_backup_never_leaves_a_bad_backup(tmp_path: Path) -> None:
     with Store(db) as store:
         backups.make_backup(store, folder, now=T0 + 400 * 86_400, keep=3)
     assert not list(folder.glob("*.partial"))
+    assert len(backups.list_backups(folder)) == 3  # and any extra from a kill is pruned
 
 
 # -- rolling backups --------------------------------------------------------------------------
