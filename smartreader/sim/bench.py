@@ -1,13 +1,16 @@
 """Scheduling benchmark: every policy on a real trace at several budgets, plus scaling.
 
     python benchmarks/scheduling.py [--trace T.csv --feeds F.csv] [--hours 1,3,6,12,24]
-        [--jobs 2] [--scale-feeds 1000] [--replan-feeds 10000] [--out docs/benchmarks.md]
+        [--jobs 2] [--starts 8] [--scale-feeds 1000] [--replan-feeds 10000]
+        [--out docs/benchmarks.md]
 
 Part 1 replays ``dev-portfolio`` (every policy cold, measured over weeks 3–12) at
 average intervals of 1, 3, 6, 12 and 24 h, i.e. budgets of feeds × 24 / H
 requests/day, and checks the issue's acceptance ratios. Self-paced peers
 (``miniflux``, ``commafeed``) ignore the budget; they run once and ``smart`` and
-``fixed`` are re-run at the fetches/day they realised. Part 2 times a replay of
+``fixed`` are re-run at the fetches/day they realised. Then ``smart``, ``fixed``
+and ``oracle`` are re-run from ``--starts`` cold starts spread over the day before
+the first midnight, to show how far one start is from the average. Part 2 times a replay of
 synthetic feeds (:mod:`smartreader.sim.synthetic`), a full re-plan of many feeds and
 the per-fetch ``observe`` cost. The Markdown report goes to ``--out`` and stdout.
 """
