@@ -31,7 +31,7 @@ from smartreader.core.models import FetchObservation, ItemSighting
 from smartreader.core.scheduler import Scheduler, SchedulerConfig
 from smartreader.sim.cli import format_table, load
 from smartreader.sim.policies import POLICIES, SELF_PACED
-from smartreader.sim.replay import ReplayResult, replay
+from smartreader.sim.replay import ReplayResult, replay, trace_span
 from smartreader.sim.synthetic import generate
 from smartreader.sim.world import FloatArray
 
@@ -56,9 +56,7 @@ def _job(args: tuple[str, float] | tuple[str, float, float]) -> ReplayResult:
     # a cold start ``shift`` seconds before the trace's first midnight; the
     # warm-up grows by as much, so the measured span stays weeks 3–12
     shift = args[2]
-    all_t = np.concatenate([a for a in _TRACE.values() if a.size])
-    start = float(np.floor(all_t.min() / DAY) * DAY)
-    end = start + float(np.ceil((all_t.max() - start) / DAY)) * DAY
+    start, end = trace_span(_TRACE)
     return replay(
         _TRACE,
         _CAPS,

@@ -64,6 +64,15 @@ class ReplayResult:
         return d
 
 
+def trace_span(trace: dict[str, FloatArray], start: float | None = None) -> tuple[float, float]:
+    """The replayed span: from ``start`` (default: the first item's midnight) to
+    whole days past the last item."""
+    all_t = np.concatenate([a for a in trace.values() if a.size]) if trace else np.zeros(1)
+    if start is None:
+        start = float(np.floor(all_t.min() / DAY) * DAY)
+    return start, start + float(np.ceil((all_t.max() - start) / DAY)) * DAY
+
+
 def true_lambdas(trace: dict[str, FloatArray], t0: float, t1: float) -> dict[str, FloatArray]:
     """Hour×weekday λ (items/hour) measured over [t0, t1)."""
     weeks = (t1 - t0) / WEEK
@@ -118,11 +127,9 @@ def replay(
     import time as _time
 
     wall0 = _time.perf_counter()
-    all_t = np.concatenate([a for a in trace.values() if a.size]) if trace else np.zeros(0)
-    if start is None:
-        start = float(np.floor(all_t.min() / DAY) * DAY)
+    start, default_end = trace_span(trace, start)
     if end is None:
-        end = start + float(np.ceil((all_t.max() - start) / DAY)) * DAY
+        end = default_end
     measure_from = start + warmup_days * DAY
     world = World(trace, capacities)
     policy = make_policy(policy_name, trace, budget, start, measure_from, end, config)
