@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from smartreader.core.models import ParsedEntry
-from smartreader.gui.activity import ActivityPanel
+from smartreader.gui.activity import ActivityPanel, describe_rhythm
 from smartreader.gui.charts import to_local_slots
 from smartreader.storage.store import FetchRecord, Store
 
@@ -115,6 +115,10 @@ def test_feed_view_plots_the_explanation(qtbot, store):
     assert view.planned.item(0).text().endswith("in 1 h")
     assert view.rate.value.text() == f"{ex.rate_per_day:.2f}"
     assert view.delay.value.text() == "30 min"
+    # the fake's morning peak is a strong daily rhythm, named in local time
+    assert view.periodicity.value.text() == "Strong"
+    assert view.periodicity.detail.text().startswith("busiest ")
+    assert "0.80" in view.periodicity.toolTip()
     # Fetch log: newest first, 304 visible, the error in the error colour.
     t = view.log_table
     assert [t.item(r, 1).text() for r in range(3)] == ["error", "not modified", "ok"]
@@ -144,3 +148,33 @@ def test_overview_lists_every_feed_sorted_with_summary(qtbot, store):
     with qtbot.wait_signal(panel.feedActivated, timeout=1000) as sig:
         ov.table.doubleClicked.emit(ov.proxy.index(1, 0))
     assert sig.args == [ids[1]]
+
+
+def _week(per_hour) -> tuple:
+    """168 UTC slots from a function of (weekday, hour)."""
+    return tuple(float(per_hour(i // 24, i % 24)) for i in range(168))
+
+
+def test_rhythm_names_the_busy_hours_in_local_time():
+    office = _week(lambda d, h: (5.0 if 9 <= h < 13 else 0.2) if d < 5 else 0.2)
+    level, detail = describe_rhythm(office, 0.45)
+    assert level == "Strong"
+    assert detail == "busiest 09:00–13:00 · 18× the quietest hours · quiet at weekends"
+    # two hours ahead of UTC, the same posts fall at 11:00–15:00
+    assert describe_rhythm(office, 0.45, 2 * 3600)[1].startswith("busiest 11:00–15:00")
+    # a news site that sleeps at night (5× by day) is a clear rhythm, not "irregular"
+    news = _week(lambda d, h: 5.0 if 8 <= h < 20 else 1.0)
+    assert describe_rhythm(news, 0.2) == ("Clear", "busiest 08:00–12:00 · 5× the quietest hours")
+    weekend = _week(lambda d, h: 3.0 if d >= 5 else 0.5)
+    assert describe_rhythm(weekend, 0.3)[1] == "posts at any hour · busiest at weekends"
+    assert describe_rhythm(weekend, 0.3)[0] == "Clear"
+
+
+def test_rhythm_is_weak_or_unknown_without_evidence_of_one():
+    flat = _week(lambda d, h: 1.0)
+    assert describe_rhythm(flat, 0.03) == ("Weak", "posts at any hour")
+    # a score without a daily or weekly contrast behind it stays weak
+    mild = _week(lambda d, h: 2.0 if 12 <= h < 16 else 1.0)
+    assert describe_rhythm(mild, 0.2) == ("Weak", "a little busier 12:00–16:00")
+    assert describe_rhythm(flat, 0.0) == ("—", "not enough history")
+    assert describe_rhythm((), 0.5) == ("—", "not enough history")
