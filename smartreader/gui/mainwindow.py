@@ -588,6 +588,8 @@ class MainWindow(QMainWindow):
         self._apply_query()
         node = self.tree_model.node(current)
         self.list_title.setText(node.title)
+        # one feed's list: its name in every row says nothing and costs the titles room
+        self.list.setColumnHidden(COL_FEED, node.kind == "feed")
         self._update_banner()
         if self.tabs.currentWidget() is self.activity:
             self.activity.set_feed(self.current_feed_id())

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.mainwindow import MainWindow
-from smartreader.gui.models import ArticleListModel, FeedTreeModel, UnreadRole
+from smartreader.gui.models import COL_FEED, ArticleListModel, FeedTreeModel, UnreadRole
 from smartreader.gui.prefs import Prefs
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.updater import Updater
@@ -233,6 +233,18 @@ def test_activity_tab_follows_the_selected_feed(env, qtbot, two_feeds):
     win.select_key("smart:all")
     assert win.activity.stack.currentWidget() is win.activity.overview
     assert win.activity.overview.proxy.rowCount() == 2
+
+
+def test_feed_column_only_where_the_list_mixes_feeds(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    assert not win.list.isColumnHidden(COL_FEED)
+    win.select_feed(a)
+    assert win.list.isColumnHidden(COL_FEED)
+    assert win.list_model.rowCount() > 0
+    win.select_key("smart:unread")
+    assert not win.list.isColumnHidden(COL_FEED)
 
 
 def test_settings_budget_reaches_the_scheduler(env, qtbot, two_feeds):
