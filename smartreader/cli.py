@@ -373,6 +373,7 @@ def cmd_budget(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from smartreader.core.rhythm import describe_rhythm
     from smartreader.updater import Updater
 
     with _open_store(args) as store:
@@ -389,6 +390,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return 0
     print(f"[{feed.id}] {feed.display_title} <{feed.url}>")
     print(f"  rate: {ex.rate_per_day:.2f} items/day, periodicity {ex.periodicity:.2f}")
+    level, detail = describe_rhythm(ex.lambda_week, ex.periodicity)
+    print(f"  rhythm (hours in UTC): {level} — {detail}")
     print(f"  share of budget: {ex.share_per_day:.1f} fetches/day")
     print(f"  expected delay: {_fmt_duration(ex.expected_delay_s)}")
     if ex.capacity:

@@ -35,11 +35,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from smartreader.core.rhythm import HOURS_PER_WEEK, to_local_slots
 from smartreader.gui._compat import guard_pyside_refcounts
 
 guard_pyside_refcounts()  # re-exported for callers that imported it from here
 
-HOURS_PER_WEEK = 168
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # 1970-01-05 00:00 UTC was a Monday: week slots are counted from there.
 _MONDAY_EPOCH = 4 * 86400
@@ -90,17 +90,6 @@ def format_utc_offset(offset_s: float) -> str:
 def week_position_h(t: float, utc_offset_s: float = 0.0) -> float:
     """Hours since local Monday 00:00 of the week containing epoch time ``t``."""
     return ((t + utc_offset_s - _MONDAY_EPOCH) / 3600.0) % HOURS_PER_WEEK
-
-
-def to_local_slots(values: Sequence[float], utc_offset_s: float) -> list[float]:
-    """Re-index 168 UTC hour slots to local hour slots (whole-hour part of the offset;
-    half-hour zones are shifted by the nearest hour)."""
-    vals = [float(v) for v in values]
-    if len(vals) != HOURS_PER_WEEK:
-        return vals
-    k = round(utc_offset_s / 3600.0) % HOURS_PER_WEEK
-    # local slot j shows UTC slot j - k
-    return vals[-k:] + vals[:-k] if k else vals
 
 
 def nice_ticks(vmax: float, target: int = 4) -> list[float]:

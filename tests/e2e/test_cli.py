@@ -191,6 +191,9 @@ def test_explain_prints_the_plan(feed_server, data, capsys):
     code, out, err = run(capsys, "explain", "1", "--data-dir", data)
     assert code == 0, err
     assert "items/day" in out and "next planned fetches" in out
+    rhythm = [line for line in out.splitlines() if line.startswith("  rhythm (hours in UTC): ")]
+    assert len(rhythm) == 1
+    assert rhythm[0].split(": ", 1)[1].split()[0] in ("Strong", "Clear", "Weak", "—")
     code, out, _ = run(capsys, "explain", "1", "--json", "--data-dir", data)
     ex = json.loads(out)
     assert len(ex["lambda_week"]) == 168 and ex["planned"]
