@@ -198,10 +198,9 @@ def optimise(
     # the j-th fetch of each day-long block of the time order shares slot j
     tau = np.round((pts.reshape(7, b) - np.arange(7)[:, None] * dayb).mean(0)).astype(np.int64)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    gaps = np.array(
-        [0 if min_gaps_s is None else int(np.ceil(x / step)) for x in (min_gaps_s or [0.0] * n)],
-        dtype=np.int64,
-    )
+    gaps = np.zeros(n, dtype=np.int64)
+    if min_gaps_s is not None:
+        gaps = np.ceil(np.asarray(min_gaps_s, dtype=np.float64) / step).astype(np.int64)
     s = _Search(lams, w, gaps, tau, own.reshape(7, b), g)
     for _ in range(rounds):
         moved = s.swaps(max_iter=10 * c) + s.slot_sweep()
