@@ -434,8 +434,10 @@ def test_when_the_cap_is_short_the_request_goes_where_most_items_wait():
         sched.add_feed(fid, host=fid, capacity=100)
     feeds = {"busy": _daily_at(10.0, 8), "quiet": _daily_at(10.0, 1)}
     drive(sched, T0 + 2 * WEEK, lambda fid, now: feeds[fid](fid, now))
-    now = T0 + 2 * WEEK
-    # both due at once with one request left in the 24 h window
+    # both due at once, hours after their last fetches, with one request left in
+    # the 24 h window
+    now = T0 + 2 * WEEK + 4 * HOUR
+    assert all(now - sched._feeds[fid].last_ok >= 4 * HOUR for fid in feeds)
     for fid in ("busy", "quiet"):
         sched._set_due(sched._feeds[fid], now)
     sched._log.clear()
