@@ -81,3 +81,33 @@ def test_a_window_dated_in_the_future_raises_no_alert():
     # ten minutes ahead is ordinary clock skew: the same window ending now alerts
     skewed = window(np.linspace(now - 2 * HOUR, now + 300, 20))
     assert check_missed(skewed, prev, 20, FLAT, now).alert
+
+
+def test_a_gap_expected_to_hold_about_one_item_is_not_an_alert():
+    # the window's 20 items over 2 h say 10/h; the stretch before its oldest item
+    # lasted 6 min (≈1 item expected) or 12 min (≈2): posting is bursty, so a
+    # quiet stretch of one expected item is too common to call a miss
+    now = T0 + 6 * HOUR
+    items = window(np.linspace(now - 2 * HOUR, now, 20))
+    short = check_missed(items, now - 2 * HOUR - 360, 20, FLAT, now)
+    longer = check_missed(items, now - 2 * HOUR - 720, 20, FLAT, now)
+    assert not short.alert
+    assert longer.alert and longer.estimate == pytest.approx(2.0, rel=0.05)
+
+
+def test_a_window_whose_edge_cuts_through_a_burst_alerts():
+    # one push of commits straddles the window's edge: three of its items are the
+    # oldest ones shown, the rest scrolled out unseen, although λ expects nothing
+    # in the minute before them
+    now = T0 + 6 * HOUR
+    oldest = now - 2 * HOUR
+    times = [oldest, oldest, oldest + 0.4, *np.linspace(oldest + 60, now, 17)]
+    mc = check_missed(window(times), oldest - 60, 20, FLAT, now)
+    assert mc.alert and mc.estimate >= 1.0
+    assert mc.start == oldest - 60 and mc.end == oldest
+    # the same window with distinct times: the gap explains it, no alert
+    spread = [oldest, oldest + 20, oldest + 40, *np.linspace(oldest + 60, now, 17)]
+    assert not check_missed(window(spread), oldest - 60, 20, FLAT, now).alert
+    # and a burst wholly inside the window (not at its edge) changes nothing
+    inside = [oldest, *[oldest + 600] * 5, *np.linspace(oldest + 900, now, 14)]
+    assert not check_missed(window(inside), oldest - 60, 20, FLAT, now).alert
