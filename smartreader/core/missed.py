@@ -72,8 +72,6 @@ def check_missed(
         return NO_ALERT  # dates from the future: the window's span cannot be trusted
     if oldest <= prev_fetch:
         return NO_ALERT
-    # the window's edge cuts through a burst: its other items scrolled out unseen
-    edge_burst = sum(1 for p in pubs if p is not None and p - oldest <= TIE_S) >= 2
     est = 1.0
     if lam_per_hour is not None and fetched_at is not None and fetched_at > oldest:
         gap = integrate(lam_per_hour, prev_fetch, oldest)
@@ -82,9 +80,13 @@ def check_missed(
         # (oldest, now]; scale by λ's shape to the unseen stretch (prev, oldest)
         ratio = len(items) * gap / seen if seen > 0 else gap
         ratio = min(ratio, 3.0 * gap + len(items))
-        if ratio < MIN_EXPECTED and not edge_burst:
-            # a full window of new items that merely filled up since τ′ (or one
-            # burst after a quiet gap) is the likelier explanation
+        # unless the window's edge cuts through a burst (its other items scrolled
+        # out unseen), a full window that merely filled up since τ′, or one burst
+        # after a quiet gap, is the likelier explanation
+        if (
+            ratio < MIN_EXPECTED
+            and sum(1 for p in pubs if p is not None and p - oldest <= TIE_S) < 2
+        ):
             return NO_ALERT
         est = max(1.0, ratio)
     elif lam_per_hour is not None:
