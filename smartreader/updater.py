@@ -41,6 +41,9 @@ from smartreader.storage.store import Feed, FetchRecord, Store
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
 DEFAULT_MIN_INTERVAL = 15 * 60.0
+# what the Settings dialog offers; a stored value outside falls back to the default
+BUDGET_RANGE = (1.0, 100_000.0)  # requests per day
+MIN_INTERVAL_RANGE = (60.0, 86_400.0)  # seconds
 
 
 log = logging.getLogger(__name__)
@@ -112,23 +115,29 @@ class Updater:
 
     def _config(self) -> SchedulerConfig:
         return SchedulerConfig(
-            budget_per_day=float(self.store.get_setting("budget_per_day", DEFAULT_BUDGET_PER_DAY)),
-            min_interval=float(self.store.get_setting("min_interval", DEFAULT_MIN_INTERVAL)),
+            budget_per_day=self.store.get_number(
+                "budget_per_day", DEFAULT_BUDGET_PER_DAY, *BUDGET_RANGE
+            ),
+            min_interval=self.store.get_number(
+                "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
+            ),
         )
 
     def budget(self) -> float:
         return self._config().budget_per_day
 
     def set_budget(self, per_day: float) -> None:
-        if not per_day >= 1:
-            raise UsageError("the request budget must be at least 1 per day")
+        lo, hi = BUDGET_RANGE
+        if not lo <= per_day <= hi:
+            raise UsageError(f"the request budget must be between {lo:g} and {hi:g} per day")
         self.store.set_setting("budget_per_day", float(per_day))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())
 
     def set_min_interval(self, seconds: float) -> None:
-        if not seconds >= 60:
-            raise UsageError("the minimum interval must be at least one minute")
+        lo, hi = MIN_INTERVAL_RANGE
+        if not lo <= seconds <= hi:
+            raise UsageError("the minimum interval must be between one minute and one day")
         self.store.set_setting("min_interval", float(seconds))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())

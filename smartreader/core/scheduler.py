@@ -161,6 +161,13 @@ class SchedulerConfig:
     censor_window: int = 10
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
 
+    def __post_init__(self) -> None:
+        # the placement grid subdivides the 168 hourly λ slots evenly
+        if self.plan_bins < NSLOTS or self.plan_bins % NSLOTS:
+            raise ValueError(f"plan_bins must be a positive multiple of {NSLOTS}")
+        if self.plan_starts < 1:
+            raise ValueError("plan_starts must be at least 1")
+
 
 @dataclass(frozen=True)
 class FetchVerdict:

@@ -150,8 +150,12 @@ class SettingsDialog(QDialog):
         self._prefs = _Prefs(store, prefs)
         self._open_url = open_url
 
-        self._initial_budget = float(store.get_setting("budget_per_day", DEFAULT_BUDGET))
-        self._initial_min_interval = float(store.get_setting("min_interval", DEFAULT_MIN_INTERVAL))
+        self._initial_budget = store.get_number(
+            "budget_per_day", DEFAULT_BUDGET, BUDGET_MIN, BUDGET_MAX
+        )
+        self._initial_min_interval = store.get_number(
+            "min_interval", DEFAULT_MIN_INTERVAL, 60.0 * MIN_INTERVAL_MIN, 60.0 * MIN_INTERVAL_MAX
+        )
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
         self._initial_theme = str(self._prefs.get("theme", "system"))

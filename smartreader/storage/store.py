@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import math
 import os
 import re
 import sqlite3
@@ -387,6 +389,26 @@ class Store:
             return json.loads(rows[0][0])
         except ValueError:
             return default
+
+    def get_number(
+        self, key: str, default: float, lo: float = -math.inf, hi: float = math.inf
+    ) -> float:
+        """A numeric setting, or ``default`` when it is missing or not a finite number
+        in [lo, hi]: a hand-edited or damaged row must not stop the app from starting
+        (the row itself is kept; the next save overwrites it)."""
+        v = self.get_setting(key, None)
+        if v is None:
+            return float(default)
+        try:
+            ok = not isinstance(v, bool) and math.isfinite(v) and lo <= v <= hi
+        except (TypeError, OverflowError):  # a string, a list, an int beyond float
+            ok = False
+        if not ok:
+            logging.getLogger(__name__).warning(
+                "setting %s = %.40r is not a number in [%g, %g]; using %g", key, v, lo, hi, default
+            )
+            return float(default)
+        return float(v)
 
     def set_setting(self, key: str, value: Any) -> None:
         with self._tx() as db:

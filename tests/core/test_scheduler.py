@@ -482,3 +482,13 @@ def test_when_the_budget_is_short_lost_reposts_cost_nothing():
     news, bot = sched.explain("news", now), sched.explain("bot", now)
     assert news.share_per_day + bot.share_per_day <= 8 + 1e-6
     assert news.share_per_day > 1.5 * bot.share_per_day
+
+
+@pytest.mark.parametrize("bins", [0, 100, 2000])
+def test_a_placement_grid_that_does_not_divide_the_hours_is_refused_up_front(bins):
+    # it used to fail deep inside the first placement, mid-replay
+    with pytest.raises(ValueError, match="plan_bins"):
+        SchedulerConfig(plan_bins=bins)
+    sched = Scheduler(SchedulerConfig(plan_bins=168 * 3, budget_per_day=48), MONDAY0)
+    sched.add_feed("a", host="a.example")
+    assert sched.due(MONDAY0) == ["a"]

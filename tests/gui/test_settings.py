@@ -123,3 +123,15 @@ def test_curve_budgets_are_log_spaced_and_clamped():
     pts = curve_budgets(100)
     assert len(pts) == 20 and pts[0] == pytest.approx(10) and pts[-1] == pytest.approx(1000)
     assert curve_budgets(2)[0] >= 1
+
+
+def test_a_damaged_stored_budget_opens_on_the_defaults(qtbot, store):
+    from smartreader.gui.settings import DEFAULT_BUDGET, DEFAULT_MIN_INTERVAL
+    from smartreader.updater import Updater
+
+    store.set_setting("budget_per_day", "lots")  # not a number
+    store.set_setting("min_interval", float("nan"))
+    dlg = SettingsDialog(store, Updater(store))
+    qtbot.addWidget(dlg)
+    assert dlg.budget() == DEFAULT_BUDGET
+    assert dlg.min_interval.value() == DEFAULT_MIN_INTERVAL / 60

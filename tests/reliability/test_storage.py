@@ -508,3 +508,60 @@ def test_our_code_never_unlinks_or_renames_wal_files_during_normal_work(
     assert recovery.diagnose(db) is None
     assert stray.exists()
     assert touched == []
+
+
+# -- a damaged or hand-edited setting ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw", ['"abc"', "null", "NaN", "-5", "0", "1e400", "Infinity", "[1]", "true", "1" + "0" * 400]
+)
+def test_damaged_numeric_setting_falls_back_and_the_app_still_starts(
+    tmp_path: Path, raw: str
+) -> None:
+    from smartreader.updater import DEFAULT_BUDGET_PER_DAY, DEFAULT_MIN_INTERVAL, Updater
+
+    db = tmp_path / "db.sqlite3"
+    Store(db).close()
+    with sqlite3.connect(db) as con:  # as another tool (or a bad disk) left it
+        con.executemany(
+            "INSERT INTO settings (key, value) VALUES (?, ?)",
+            [("budget_per_day", raw), ("min_interval", raw)],
+        )
+    store = Store(db)
+    try:
+        up = Updater(store)
+        cfg = up.scheduler.config
+        assert (cfg.budget_per_day, cfg.min_interval) == (
+            DEFAULT_BUDGET_PER_DAY,
+            DEFAULT_MIN_INTERVAL,
+        )
+        assert up.budget() == DEFAULT_BUDGET_PER_DAY
+        up.scheduler.due(T0)  # the scheduler runs on the fallback
+        # the row is left as it was until the user saves a new value
+        assert store._q("SELECT value FROM settings WHERE key = 'budget_per_day'")[0][0] == raw
+        up.set_budget(250.0)
+        assert up.scheduler.config.budget_per_day == 250.0
+    finally:
+        store.close()
+
+
+def test_setting_a_budget_outside_the_offered_range_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    from smartreader.errors import UsageError
+    from smartreader.updater import Updater
+
+    store = Store(tmp_path / "db.sqlite3")
+    try:
+        up = Updater(store)
+        up.set_budget(300.0)
+        for bad in (0.5, float("inf"), float("nan"), 1e9):
+            with pytest.raises(UsageError):
+                up.set_budget(bad)
+        with pytest.raises(UsageError):
+            up.set_min_interval(float("inf"))
+        assert up.budget() == 300.0
+        assert store.get_setting("budget_per_day") == 300.0
+    finally:
+        store.close()
