@@ -373,9 +373,14 @@ class Scheduler:
 
     def set_lambda(self, feed_id: Hashable, lam_per_hour: FloatArray, weeks: float = 10.0) -> None:
         """Install a known λ(t) (items/hour, 168 values) for a feed."""
-        f = self._feeds[feed_id]
         est = RateEstimator.from_lambda(np.asarray(lam_per_hour, dtype=np.float64), weeks)
-        est.frozen = f.est.frozen or self._frozen
+        est.frozen = self._feeds[feed_id].est.frozen or self._frozen
+        self.set_estimator(feed_id, est)
+
+    def set_estimator(self, feed_id: Hashable, est: RateEstimator) -> None:
+        """Replace a feed's λ(t) estimate (replay diagnostics: what the scheduler does
+        with other knowledge); its weekly plan is placed afresh."""
+        f = self._feeds[feed_id]
         f.est = est
         f.est_n = None
         f.pattern = None

@@ -103,6 +103,10 @@ def make_policy(
     if name == "oracle":
         lams = true_lambdas(trace, measure_from, end)
         return SchedulerPolicy("oracle", feeds, budget, start, lambdas=lams, config=config)
+    if name.startswith("smart-"):  # diagnostics: smart with other knowledge (sim/limits.py)
+        from smartreader.sim.limits import InformationPolicy
+
+        return InformationPolicy(name.removeprefix("smart-"), trace, budget, start, config)
     if name == "fixed":
         return FixedPolicy(feeds, start, budget)
     if name == "miniflux":
