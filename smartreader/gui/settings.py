@@ -42,15 +42,19 @@ from PySide6.QtWidgets import (
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
+from smartreader.updater import (
+    BUDGET_RANGE,
+    DEFAULT_BUDGET_PER_DAY,
+    DEFAULT_MIN_INTERVAL,
+    MIN_INTERVAL_RANGE,
+)
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BUDGET = 1000.0
-DEFAULT_MIN_INTERVAL = 15 * 60.0
-BUDGET_MIN = 1
-BUDGET_MAX = 100_000
-MIN_INTERVAL_MIN = 1  # minutes
-MIN_INTERVAL_MAX = 24 * 60
+# one source for the defaults and ranges: what the updater accepts and falls back to
+DEFAULT_BUDGET = DEFAULT_BUDGET_PER_DAY
+BUDGET_MIN, BUDGET_MAX = (int(b) for b in BUDGET_RANGE)
+MIN_INTERVAL_MIN, MIN_INTERVAL_MAX = (int(s // 60) for s in MIN_INTERVAL_RANGE)  # minutes
 THEMES = (("system", "Same as the system"), ("light", "Light"), ("dark", "Dark"))
 CURVE_POINTS = 20
 
@@ -150,11 +154,9 @@ class SettingsDialog(QDialog):
         self._prefs = _Prefs(store, prefs)
         self._open_url = open_url
 
-        self._initial_budget = store.get_number(
-            "budget_per_day", DEFAULT_BUDGET, BUDGET_MIN, BUDGET_MAX
-        )
+        self._initial_budget = store.get_number("budget_per_day", DEFAULT_BUDGET, *BUDGET_RANGE)
         self._initial_min_interval = store.get_number(
-            "min_interval", DEFAULT_MIN_INTERVAL, 60.0 * MIN_INTERVAL_MIN, 60.0 * MIN_INTERVAL_MAX
+            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
         )
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
