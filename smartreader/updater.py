@@ -461,9 +461,11 @@ class Updater:
         with self._lock:
             return self.scheduler.summary(self.now())
 
-    def estimate_delay_for_budget(self, budget_per_day: float) -> tuple[float, float]:
+    def estimate_delay_for_budget(
+        self, budget_per_day: float, min_interval: float | None = None
+    ) -> tuple[float, float]:
         with self._lock:
-            return self.scheduler.estimate_delay_for_budget(budget_per_day)
+            return self.scheduler.estimate_delay_for_budget(budget_per_day, min_interval)
 
     def requests_today(self) -> int:
         with self._lock:

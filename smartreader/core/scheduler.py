@@ -980,8 +980,13 @@ class Scheduler:
             notes=self._plan_notes,
         )
 
-    def estimate_delay_for_budget(self, budget_per_day: float) -> tuple[float, float]:
-        """(smart, fixed) expected mean delay in seconds at another budget (cheap)."""
+    def estimate_delay_for_budget(
+        self, budget_per_day: float, min_interval: float | None = None
+    ) -> tuple[float, float]:
+        """(smart, fixed) expected mean delay in seconds at another budget (cheap),
+        and at another default minimum interval if given (Settings shows both
+        before they are applied; a feed's own minimum interval still wins)."""
+        mi = self.config.min_interval if min_interval is None else float(min_interval)
         feeds = [f for f in self._feeds.values() if not f.gone]
         if not feeds or budget_per_day <= 0:
             return (INF, INF)
@@ -991,12 +996,14 @@ class Scheduler:
         peak = np.array([float(lam.reshape(7, 24).sum(1).max()) for lam in lams])
         hourly = np.stack([lam.reshape(7, 24).mean(0) for lam in lams])
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
-        ceil = np.array([DAY / self._min_int(f) for f in feeds])
+        ceil = np.array(
+            [DAY / (f.min_interval if f.min_interval is not None else mi) for f in feeds]
+        )
         w = np.array([f.weight for f in feeds])
         k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day)
         k = np.maximum(k, 1e-9)
         d_smart = shapes * DAY / k / 2.0
         tot = float(rates.sum())
         smart = float(rates @ d_smart / tot) if tot > 0 else float(d_smart.mean())
-        fixed_int = max(DAY * len(feeds) / budget_per_day, self.config.min_interval)
+        fixed_int = max(DAY * len(feeds) / budget_per_day, mi)
         return (smart, fixed_int / 2.0)

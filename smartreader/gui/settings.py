@@ -239,6 +239,8 @@ class SettingsDialog(QDialog):
         self.min_interval.setValue(max(1, round(self._initial_min_interval / 60)))
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
         form.addRow("Minimum interval per feed:", self.min_interval)
+        # the estimate and the curve are for the interval shown, not the saved one
+        self.min_interval.valueChanged.connect(self._min_interval_changed)
         self.content_aware = QCheckBox("Prefer new content")
         self.content_aware.setChecked(self._initial_content)
         self.content_aware.setToolTip(
@@ -301,6 +303,11 @@ class SettingsDialog(QDialog):
             w.blockSignals(False)
 
     @Slot(int)
+    def _min_interval_changed(self, _minutes: int) -> None:
+        self._curve_center = None  # every point of the curve changes
+        self._estimate_timer.start()
+
+    @Slot(int)
     def _slider_moved(self, pos: int) -> None:
         self.budget_spin.blockSignals(True)
         self.budget_spin.setValue(_slider_to_budget(pos))
@@ -316,7 +323,9 @@ class SettingsDialog(QDialog):
 
     def _estimate(self, budget: float) -> tuple[float, float] | None:
         try:
-            smart, fixed = self.updater.estimate_delay_for_budget(float(budget))
+            smart, fixed = self.updater.estimate_delay_for_budget(
+                float(budget), self.min_interval_s()
+            )
         except Exception:
             log.exception("estimating the delay for a budget of %s failed", budget)
             return None

@@ -316,6 +316,23 @@ def test_estimate_delay_for_budget_is_monotone():
     assert s1 <= f1 * 1.05
 
 
+def test_estimate_delay_for_another_min_interval():
+    """Settings asks for a minimum interval not yet applied; a feed's own one wins."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=500), T0)
+    for i in range(5):
+        sched.add_feed(i, host=f"h{i}")
+        sched.set_lambda(i, np.full(168, 2.0))
+    base = sched.estimate_delay_for_budget(500)
+    assert sched.estimate_delay_for_budget(500, 900.0) == base  # the configured one
+    # 2 h minimum: at most 12 fetches/day per feed, 60 in all of the 500
+    s2h, f2h = sched.estimate_delay_for_budget(500, 7200.0)
+    assert s2h > base[0] and f2h == 3600.0
+    assert sched.config.min_interval == 900.0  # nothing applied
+    # a feed with its own 15 min minimum is not held to the default 2 h
+    sched.update_feed(0, min_interval=900.0)
+    assert sched.estimate_delay_for_budget(500, 7200.0)[0] < s2h
+
+
 def _hourly_feed(novel_every):
     """A feed posting 4 items an hour; every ``novel_every``-th is novel."""
     last = {}
