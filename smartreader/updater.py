@@ -124,7 +124,10 @@ class Updater:
         )
 
     def budget(self) -> float:
-        return self._config().budget_per_day
+        """The budget the scheduler is running on (the Settings dialog saves a new
+        one before the worker applies it: the status bar must not run ahead)."""
+        with self._lock:
+            return self.scheduler.config.budget_per_day
 
     def set_budget(self, per_day: float) -> None:
         lo, hi = BUDGET_RANGE
