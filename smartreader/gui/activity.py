@@ -55,6 +55,7 @@ from smartreader.gui.charts import (
     humanize_in,
     local_utc_offset,
 )
+from smartreader.gui.safetext import plain_label, tip
 
 log = logging.getLogger(__name__)
 
@@ -111,12 +112,12 @@ class _Stat(QFrame):
         f = QFont(self.caption.font())
         f.setPointSizeF(max(7.0, f.pointSizeF() * 0.9))
         self.caption.setFont(f)
-        self.value = QLabel("—")
+        self.value = plain_label("—")
         vf = QFont(self.value.font())
         vf.setPointSizeF(vf.pointSizeF() * 1.45)
         vf.setWeight(QFont.Weight.DemiBold)
         self.value.setFont(vf)
-        self.detail = QLabel("")
+        self.detail = plain_label("")
         self.detail.setFont(f)
         self.detail.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.detail.setWordWrap(True)
@@ -128,7 +129,7 @@ class _Stat(QFrame):
     def set(self, value: str, detail: str = "", tooltip: str = "") -> None:
         self.value.setText(value)
         self.detail.setText(detail)
-        self.setToolTip(tooltip)
+        self.setToolTip(tip(tooltip))
 
 
 def _section_label(text: str) -> QLabel:
@@ -157,13 +158,13 @@ class FeedActivityView(QWidget):
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
 
-        self.title = QLabel()
+        self.title = plain_label()  # the feed title
         tf = QFont(self.title.font())
         tf.setPointSizeF(tf.pointSizeF() * 1.3)
         tf.setWeight(QFont.Weight.Bold)
         self.title.setFont(tf)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subtitle = QLabel()
+        self.subtitle = plain_label()
         self.subtitle.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.title)
@@ -354,7 +355,7 @@ class FeedActivityView(QWidget):
                 elif row.status == "not_modified" and c != 0:
                     it.setForeground(muted)
                 if c == 5 and details:
-                    it.setToolTip(details)
+                    it.setToolTip(tip(details))
                 t.setItem(r, c, it)
         if not rows:
             t.setRowCount(1)
@@ -414,13 +415,13 @@ class OverviewView(QWidget):
             grid.setColumnStretch(i, 1)
         lay.addLayout(grid)
 
-        self.starved = QLabel()
+        self.starved = plain_label()
         self.starved.setWordWrap(True)
         self.starved.setObjectName("starvedWarning")
         self.starved.setVisible(False)
         lay.addWidget(self.starved)
 
-        self.notes = QLabel()
+        self.notes = plain_label()
         self.notes.setWordWrap(True)
         self.notes.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         lay.addWidget(self.notes)
@@ -573,7 +574,7 @@ class OverviewView(QWidget):
     def _row_items(self, r: dict[str, Any], err: QColor, warn: QColor) -> list[QStandardItem]:
         title = _item(r["title"])
         title.setData(r["feed_id"], FEED_ID_ROLE)
-        title.setToolTip(r.get("url", ""))
+        title.setToolTip(tip(r.get("url", "")))
         rate = r.get("rate")
         share = r.get("share")
         pct = r.get("pct")
@@ -592,7 +593,7 @@ class OverviewView(QWidget):
         ]
         if status in ("error", "gone"):
             items[6].setForeground(err)
-            items[6].setToolTip(r.get("error") or "")
+            items[6].setToolTip(tip(r.get("error")))
         elif status == "rate_limited":
             items[6].setForeground(warn)
         if alerts:

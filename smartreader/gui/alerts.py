@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.gui.charts import accent, blend
+from smartreader.gui.safetext import plain_label
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ class MissedBanner(QFrame):
             self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(size)
         )
         self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.label = QLabel()
+        self.label = plain_label()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.button = QPushButton("Dismiss")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
 from smartreader import __version__, resources
 from smartreader.gui.prefs import Prefs
+from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
 
 log = logging.getLogger(__name__)
@@ -146,7 +147,7 @@ BACKUP_CHECK_MS = 60 * 60 * 1000  # look hourly whether the daily backup is due
 
 def ask_startup_problem(problem: Any) -> str:
     """Explain a damaged, locked or too-new database and let the user choose."""
-    box = QMessageBox(QMessageBox.Icon.Warning, "smartreader", problem.message)
+    box = message_box(QMessageBox.Icon.Warning, "smartreader", problem.message)
     box.setDetailedText(problem.detail)
     choices: dict[Any, str] = {}
     if problem.can_restore:
@@ -167,7 +168,7 @@ def ask_startup_problem(problem: Any) -> str:
 
 
 def _tell_already_running(message: str) -> None:
-    QMessageBox.information(None, "smartreader", message)
+    inform(None, "smartreader", message)
 
 
 class AppController:
@@ -334,7 +335,9 @@ def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -
         return 1
     except Exception as e:
         log.exception("cannot open smartreader")
-        QMessageBox.critical(None, "smartreader", f"smartreader cannot start:\n\n{e}")
+        message_box(
+            QMessageBox.Icon.Critical, "smartreader", f"smartreader cannot start:\n\n{e}"
+        ).exec()
         ctl.close()
         return 1
     try:

@@ -41,6 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from smartreader.gui.safetext import tip
+
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
 except ImportError:  # pragma: no cover
@@ -357,7 +359,7 @@ class ArticleView(QWidget):
 
     @Slot(str)
     def _on_hover(self, link: str) -> None:
-        self.browser.setToolTip(link if link and not link.startswith("action:") else "")
+        self.browser.setToolTip(tip(link) if link and not link.startswith("action:") else "")
 
     # -- events -----------------------------------------------------------
 

@@ -33,10 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.errors import SmartReaderError
+from smartreader.gui.safetext import plain_label
 
 
 def _error_label() -> QLabel:
-    lab = QLabel()
+    lab = plain_label()  # messages quote servers and feeds
     lab.setWordWrap(True)
     lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     pal = lab.palette()
@@ -85,7 +86,7 @@ class AddFeedDialog(QDialog):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(6)
         self.progress.setVisible(False)
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setVisible(False)
         self.error = _error_label()
         lay.addWidget(self.progress)

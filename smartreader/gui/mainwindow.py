@@ -56,11 +56,9 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHeaderView,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QSizePolicy,
     QSplitter,
@@ -91,6 +89,7 @@ from smartreader.gui.models import (
     UnreadRole,
 )
 from smartreader.gui.prefs import Prefs
+from smartreader.gui.safetext import ask, plain_label, warn
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
@@ -300,7 +299,7 @@ class MainWindow(QMainWindow):
 
         self.banner = MissedBanner()
         self.banner.dismissed.connect(self._dismiss_alert)
-        self.list_title = QLabel()
+        self.list_title = plain_label()  # the feed or folder name
         self.list_title.setObjectName("listTitle")
         f = self.list_title.font()
         f.setPointSizeF(f.pointSizeF() * 1.15)
@@ -443,8 +442,8 @@ class MainWindow(QMainWindow):
 
     def _build_statusbar(self) -> None:
         sb = self.statusBar()
-        self.next_label = QLabel()
-        self.budget_label = QLabel()
+        self.next_label = plain_label()
+        self.budget_label = plain_label()
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setMaximumHeight(14)
@@ -820,7 +819,7 @@ class MainWindow(QMainWindow):
             else:
                 self.store.rename_folder(int(node.id), text.strip())
         except Exception as e:
-            QMessageBox.warning(self, "Rename", str(e))
+            warn(self, "Rename", str(e))
             return
         key = node.key
         self.list_model.reload_feed_titles()
@@ -835,9 +834,7 @@ class MainWindow(QMainWindow):
             question = f"Delete the folder “{node.title}”? Its feeds move to the top level."
         else:
             return
-        if confirm and QMessageBox.question(self, "smartreader", question) != (
-            QMessageBox.StandardButton.Yes
-        ):
+        if confirm and not ask(self, "smartreader", question):
             return
         if node.kind == "feed":
             self.store.delete_feed(int(node.id))
@@ -902,7 +899,7 @@ class MainWindow(QMainWindow):
         try:
             result = parse_opml(Path(path).read_bytes())
         except Exception as e:
-            QMessageBox.warning(self, "Import OPML", f"Could not read {path}: {e}")
+            warn(self, "Import OPML", f"Could not read {path}: {e}")
             return 0
         added: list[int] = []
         for sub in result.subscriptions:

@@ -58,6 +58,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QStyle
 
+from smartreader.gui.safetext import tip
 from smartreader.net import favicon
 
 Index = QModelIndex | QPersistentModelIndex
@@ -465,7 +466,7 @@ class FeedTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(n)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return n.tooltip or None
+            return tip(n.tooltip) or None
         if role == Qt.ItemDataRole.FontRole:
             if n.kind in ("smart", "folder") or n.unread:
                 f = QFont()
@@ -1187,7 +1188,7 @@ class ArticleListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_DATE:
             return dt.datetime.fromtimestamp(row.sort_time).strftime("%A %d %B %Y, %H:%M")
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_TITLE:
-            return row.title or None
+            return tip(row.title) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_DATE:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.AccessibleTextRole and col == COL_TITLE:

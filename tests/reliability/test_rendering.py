@@ -130,3 +130,95 @@ def test_local_files_and_devices_are_never_read_by_the_renderer() -> None:
     )
     assert rep["loaded"] == []
     assert any("dev/zero" in u for u in rep["requested"])  # asked, and refused
+
+
+@pytest.mark.slow
+def test_hostile_names_are_text_in_every_widget(tmp_path: Path) -> None:
+    """Rows 37 and 40 beyond the reading pane: a feed, folder, entry, author and
+    error all reading ``<img src="/dev/zero">`` (an RSS title is plain text, so that
+    is a legitimate title). Qt renders a label, tooltip or message box as HTML when
+    its text looks like HTML, and HTML loads the image: the app read /dev/zero
+    until it ran out of memory (list header, tooltips). The whole window, its
+    Activity and Alerts tabs, the overview and every tooltip are shown in a
+    subprocess under an address-space limit; every label showing the text must
+    show it as text."""
+    rep = assert_ok(
+        run_bounded(
+            """
+            import os, sys, time
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+            from pathlib import Path
+            from PySide6.QtCore import QPoint, Qt
+            from PySide6.QtWidgets import QApplication, QLabel, QToolTip
+            from smartreader.core.models import ParsedEntry
+            from smartreader.gui.mainwindow import MainWindow
+            from smartreader.gui.prefs import Prefs
+            from smartreader.storage.store import FetchRecord, Store
+            from smartreader.updater import Updater
+
+            H = '<img src="/dev/zero">'
+            data = Path(sys.argv[1])
+            app = QApplication([])
+            store = Store(data / "db.sqlite3")
+            fid = store.add_feed("https://e.example/feed.xml", folder=H)
+            now = time.time()
+            e = ParsedEntry("g1", H, "https://e.example/1", H, now - 60, None, "<p>hi</p>", "")
+            store.record_fetch(FetchRecord(fid, now - 30, "ok", entries=[e], feed_title=H,
+                                           missed_estimate=3.0, missed_from=now - 900,
+                                           missed_to=now - 600))
+            store.record_fetch(FetchRecord(fid, now, "error", error=H))
+            up = Updater(store)
+            w = MainWindow(store, up, prefs=Prefs.in_dir(data), tray=False,
+                           open_url=lambda u: None)
+            w.resize(1100, 700)
+            w.show()
+            app.processEvents()
+
+            def settle():
+                for _ in range(5):
+                    app.processEvents()
+                w.grab()
+
+            def tooltips(model, parent=None):
+                from PySide6.QtCore import QModelIndex
+                parent = parent or QModelIndex()
+                n = 0
+                for r in range(model.rowCount(parent)):
+                    for c in range(max(1, model.columnCount(parent))):
+                        i = model.index(r, c, parent)
+                        t = model.data(i, Qt.ItemDataRole.ToolTipRole)
+                        if t:
+                            QToolTip.showText(QPoint(50, 50), t, w)
+                            app.processEvents()
+                            n += 1
+                    n += tooltips(model, model.index(r, 0, parent))
+                return n
+
+            seen, bad = set(), []
+            def check_labels():
+                for lab in w.findChildren(QLabel):
+                    if H in lab.text():
+                        seen.add(lab.objectName() or type(lab.parent()).__name__)
+                        if lab.textFormat() != Qt.TextFormat.PlainText:
+                            bad.append(type(lab.parent()).__name__)
+
+            w.select_feed(fid)
+            settle(); check_labels()
+            for tab in (w.activity, w.alerts_view):
+                w.tabs.setCurrentWidget(tab)
+                settle(); check_labels()
+            n_tips = tooltips(w.tree_model) + tooltips(w.list_model)
+            w.tabs.setCurrentWidget(w.activity)
+            w.activity.set_feed(None)
+            settle(); check_labels()
+            report(header=w.list_title.text(), seen=sorted(seen), bad=bad, tips=n_tips)
+            os._exit(0)
+            """,
+            mem_mb=1536,
+            timeout=120,
+            args=(str(tmp_path),),
+        )
+    )
+    assert rep["bad"] == []
+    assert rep["tips"] >= 3  # folder, feed, entry title at least were shown
+    assert len(rep["seen"]) >= 2  # the list header and the activity title show it

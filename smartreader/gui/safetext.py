@@ -1,0 +1,66 @@
+"""Text from feeds, servers and files shown as text, never as rich text.
+
+Qt guesses: a QLabel in ``AutoText``, a tooltip or a message box whose first line
+holds anything tag-like is rendered as HTML, and HTML rendering loads
+``<img src>`` from the local disk. A feed titled ``<img src="/dev/zero">`` (a
+plain-text RSS title may say exactly that) made the app read that device until
+it ran out of memory. Every widget that shows such text goes through here.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+TIP_LINE = 100  # characters; a tooltip line longer than this wraps
+
+
+def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+    """A QLabel that never interprets its text as HTML."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    return label
+
+
+def tip(text: str | None) -> str:
+    """A tooltip showing ``text`` literally ("" for none).
+
+    Escaped *and* marked as rich text: escaped alone, a text without tags is shown
+    as plain text and its ``&lt;`` would appear as typed. Lines break where the
+    text breaks, as a plain tooltip's do; a very long line wraps (Qt then picks
+    a narrow width, which suits only long text)."""
+    if not text:
+        return ""
+    wrap = "pre-wrap" if max(map(len, text.splitlines() or [""])) > TIP_LINE else "pre"
+    return f"<p style='white-space:{wrap}'>{html.escape(text, quote=False)}</p>"
+
+
+def message_box(
+    icon: QMessageBox.Icon,
+    title: str,
+    text: str,
+    parent: QWidget | None = None,
+    buttons: QMessageBox.StandardButton = QMessageBox.StandardButton.Ok,
+) -> QMessageBox:
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    return box
+
+
+def ask(parent: QWidget | None, title: str, text: str) -> bool:
+    """Yes/No question with plain text; True for Yes."""
+    yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
+    box = message_box(QMessageBox.Icon.Question, title, text, parent, yes | no)
+    box.setDefaultButton(yes)
+    return bool(box.exec() == yes)
+
+
+def warn(parent: QWidget | None, title: str, text: str) -> None:
+    message_box(QMessageBox.Icon.Warning, title, text, parent).exec()
+
+
+def inform(parent: QWidget | None, title: str, text: str) -> None:
+    message_box(QMessageBox.Icon.Information, title, text, parent).exec()
