@@ -434,7 +434,12 @@ class Updater:
         if not favicon.icon_due(folder, feed.id, self.now()):
             return
         data: bytes | None = None
-        for url in favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon):
+        candidates = favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon)
+        if not is_local_host(urlsplit(feed.url).hostname or ""):
+            # The site link and <image> come from the feed: a public feed must not
+            # point our requests into the user's own network (router admin pages).
+            candidates = [c for c in candidates if not is_local_host(urlsplit(c).hostname or "")]
+        for url in candidates:
             r = self.fetcher.fetch(url)  # no credentials: an icon is not the feed
             if r.status == "ok" and r.body and favicon.sniff_image(r.body):
                 data = r.body

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.gui.safetext import tip
+from smartreader.net.fetch import is_local_host
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
@@ -103,6 +104,11 @@ class ReaderBrowser(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.allow_remote_images = False
+        # images from loopback/private addresses only for a feed that lives there
+        # itself: a public feed's <img> must not make requests into the user's
+        # network (router admin URLs). Literal addresses and local names only:
+        # resolving names here would block the GUI thread.
+        self.local_images_ok = False
         self.blocked_images = 0
         self.requested: list[str] = []  # every resource asked for (tests, diagnostics)
         self._images: dict[str, QImage] = {}
@@ -125,8 +131,21 @@ class ReaderBrowser(QTextBrowser):
         if not self.allow_remote_images:
             self.blocked_images += 1
             return _NOTHING
+        if not self._host_ok(url):
+            return _NOTHING
         self._fetch(url)
         return _NOTHING
+
+    def _host_ok(self, url: QUrl) -> bool:
+        return self.local_images_ok or not is_local_host(url.host(), resolve=False)
+
+    def _redirected(self, reply: Any, url: QUrl) -> None:
+        # checked like the first request; and never from https down to http
+        down = reply.url().scheme() == "https" and url.scheme() != "https"
+        if url.scheme().lower() in REMOTE_SCHEMES and not down and self._host_ok(url):
+            reply.redirectAllowed.emit()
+        else:
+            reply.abort()
 
     def _fetch(self, url: QUrl) -> None:
         key = url.toString()
@@ -138,13 +157,14 @@ class ReaderBrowser(QTextBrowser):
         req = QNetworkRequest(url)
         req.setAttribute(
             QNetworkRequest.Attribute.RedirectPolicyAttribute,
-            QNetworkRequest.RedirectPolicy.NoLessSafeRedirectPolicy,
+            QNetworkRequest.RedirectPolicy.UserVerifiedRedirectPolicy,
         )
         req.setTransferTimeout(20_000)
         reply = self._nam.get(req)
         reply.downloadProgress.connect(
             lambda got, _total, r=reply: r.abort() if got > MAX_IMAGE_BYTES else None
         )
+        reply.redirected.connect(lambda u, r=reply: self._redirected(r, QUrl(u)))
         reply.finished.connect(lambda r=reply, k=key: self._fetched(r, k))
 
     def _fetched(self, reply: Any, key: str) -> None:
@@ -212,12 +232,16 @@ class ArticleView(QWidget):
 
     # -- content ----------------------------------------------------------
 
-    def show_entry(self, entry: Any, feed_title: str = "", *, load_images: bool = False) -> None:
+    def show_entry(
+        self, entry: Any, feed_title: str = "", *, load_images: bool = False, feed_url: str = ""
+    ) -> None:
         self.entry = entry
         self._feed_title = feed_title
         self._page = None
         self.browser.clear_images()
         self.browser.allow_remote_images = load_images
+        host = QUrl(feed_url).host()
+        self.browser.local_images_ok = bool(host) and is_local_host(host, resolve=False)
         self._render()
         self.browser.verticalScrollBar().setValue(0)
 

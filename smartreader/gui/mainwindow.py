@@ -682,7 +682,9 @@ class MainWindow(QMainWindow):
             self.article_view.show_empty(str(e))
             return
         self._current_entry = entry_id
-        self.article_view.show_entry(entry, feed.display_title, load_images=feed.load_images)
+        self.article_view.show_entry(
+            entry, feed.display_title, load_images=feed.load_images, feed_url=feed.url
+        )
         if self.tabs.currentWidget() is not self.article_view:
             self.tabs.setCurrentWidget(self.article_view)
         if not entry.read:

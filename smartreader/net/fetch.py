@@ -305,6 +305,9 @@ def _content_encoding(header: str) -> str:
 _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
 
 
+_SHARED = ipaddress.ip_network("100.64.0.0/10")  # RFC 6598 shared address space
+
+
 def _local_ip(addr: str) -> bool:
     try:
         ip = ipaddress.ip_address(addr.split("%", 1)[0])
@@ -315,6 +318,7 @@ def _local_ip(addr: str) -> bool:
     return bool(
         ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
         or ip.is_unspecified or ip.is_multicast
+        or ip in _SHARED  # carrier-grade NAT, also VPN meshes (Tailscale): not public
     )  # fmt: skip
 
 

@@ -14,13 +14,15 @@ from smartreader.updater import Updater
     "host",
     ["localhost", "LOCALHOST.", "foo.localhost", "127.0.0.1", "127.5.6.7", "10.0.0.1",
      "192.168.1.1", "172.16.0.1", "169.254.169.254", "[::1]", "::ffff:127.0.0.1",
-     "fe80::1", "0.0.0.0", "fd00::1"],
+     "fe80::1", "0.0.0.0", "fd00::1", "100.64.0.1", "100.127.255.254"],
 )  # fmt: skip
 def test_local_hosts(host: str) -> None:
     assert is_local_host(host)
 
 
-@pytest.mark.parametrize("host", ["93.184.216.34", "2606:4700::1", "8.8.8.8", ""])
+@pytest.mark.parametrize(
+    "host", ["93.184.216.34", "2606:4700::1", "8.8.8.8", "100.128.0.1", "100.63.255.255", ""]
+)
 def test_public_hosts(host: str) -> None:
     assert not is_local_host(host, resolve=False)
 
@@ -80,3 +82,36 @@ def test_discovery_on_a_public_page_skips_local_candidates(tmp_path) -> None:
         finally:
             up.close()
     assert not any("127.0.0.1" in u for u in seen)
+
+
+def test_icon_lookup_of_a_public_feed_skips_local_addresses(tmp_path) -> None:
+    """The GUI fetches each feed's icon from its site link and ``<image>``, both
+    written by the feed: a public feed naming the user's router must not make us
+    request it (the feed itself and public icon candidates are still fetched)."""
+    feed = (
+        b"<?xml version='1.0'?><rss version='2.0'><channel><title>Innocent</title>"
+        b"<link>http://192.168.1.1/</link><image><title>x</title><link>http://192.168.1.1/</link>"
+        b"<url>http://192.168.1.1/cgi-bin/luci/admin/system/reboot?confirm=1</url></image>"
+        b"<item><guid>1</guid><title>hello</title></item></channel></rss>"
+    )
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        if request.url.path == "/feed.xml":
+            return httpx.Response(
+                200, content=feed, headers={"Content-Type": "application/rss+xml"}
+            )
+        return httpx.Response(404)
+
+    with Store(tmp_path / "db.sqlite3") as store:
+        up = Updater(
+            store, fetcher=Fetcher(transport=httpx.MockTransport(handler)), fetch_icons=True
+        )
+        try:
+            fid = up.subscribe("http://93.184.216.34/feed.xml")
+            assert store.feed(fid).status == "active"
+        finally:
+            up.close()
+    assert "http://93.184.216.34/favicon.ico" in seen  # the icon lookup did run
+    assert not any("192.168." in u for u in seen), seen

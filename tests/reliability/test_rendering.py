@@ -47,11 +47,65 @@ def test_remote_images_and_pixels_load_only_when_allowed(
     qtbot.wait(300)  # type: ignore[attr-defined]
     assert feed_server.requests == []
     assert view.browser.blocked_images >= 1 and view.image_bar.isVisibleTo(view)
-    view.show_entry(entry, "feed", load_images=True)
+    # a feed on this machine may show images from this machine
+    view.show_entry(entry, "feed", load_images=True, feed_url=feed_server.url("/feed.xml"))
     view.grab()
     qtbot.waitUntil(lambda: len(feed_server.requests) > 0, timeout=5000)  # type: ignore[attr-defined]
     assert all(not r.has_header("Cookie") and not r.has_header("Referer")
                for r in feed_server.requests)  # fmt: skip
+    store.close()
+
+
+def test_a_public_feed_never_loads_images_from_the_local_network(
+    qtbot: object, feed_server: FeedServer, tmp_path: Path
+) -> None:
+    """Rows 12 × 36: with images allowed, a public feed's ``<img>`` pointing at
+    loopback, private or shared (100.64/10) addresses makes no request: opening
+    an article must not reach the user's router. Redirects are checked the same
+    way (a public image host cannot be served here, so its reply is a stand-in)."""
+    from PySide6.QtCore import QUrl
+
+    from smartreader.gui.article_view import ArticleView
+
+    feed_server.route("/pixel.png", Reply(body=PNG, headers={"Content-Type": "image/png"}))
+    local = [feed_server.url("/pixel.png"), "http://localhost:1/a.png",
+             "http://192.168.1.1/cgi-bin/reboot.png", "http://[::1]:1/b.png",
+             "http://100.64.0.1/c.png", "http://169.254.169.254/latest/meta-data.png"]  # fmt: skip
+    store, entry = stored_entry(tmp_path, "".join(f'<p><img src="{u}"></p>' for u in local))
+    view = ArticleView(open_url=lambda url: None)
+    qtbot.addWidget(view)  # type: ignore[attr-defined]
+    view.show()
+    view.show_entry(entry, "feed", load_images=True, feed_url="https://news.example/feed.xml")
+    view.grab()
+    qtbot.wait(300)  # type: ignore[attr-defined]
+    assert feed_server.requests == []
+    assert view.browser._pending == set()
+    assert len(view.browser.requested) >= len(local)  # asked for, and refused
+
+    class Reply_:  # a reply from a public image host (no internet here)
+        def __init__(self, url: str) -> None:
+            self._url, self.allowed, self.aborted = QUrl(url), 0, 0
+            self.redirectAllowed = type("S", (), {"emit": lambda s: self._ok()})()
+
+        def _ok(self) -> None:
+            self.allowed += 1
+
+        def url(self) -> QUrl:
+            return self._url
+
+        def abort(self) -> None:
+            self.aborted += 1
+
+    for src, dst, ok in [
+        ("https://img.example/a.png", "https://cdn.example/a.png", True),
+        ("https://img.example/a.png", "http://cdn.example/a.png", False),  # downgrade
+        ("https://img.example/a.png", "https://192.168.1.1/a.png", False),
+        ("https://img.example/a.png", "https://localhost/a.png", False),
+        ("https://img.example/a.png", "file:///etc/passwd", False),
+    ]:
+        r = Reply_(src)
+        view.browser._redirected(r, QUrl(dst))
+        assert (r.allowed, r.aborted) == ((1, 0) if ok else (0, 1)), dst
     store.close()
 
 
