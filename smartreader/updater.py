@@ -21,6 +21,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+import httpx
+
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.content_aware import ContentTracker
 from smartreader.core.content import filter_sightings
@@ -34,7 +36,7 @@ from smartreader.core.scheduler import (
 from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
 from smartreader.net import credentials, favicon
 from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
-from smartreader.net.fetch import Fetcher, FetchResult, is_local_host
+from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
 from smartreader.storage.store import Feed, FetchRecord, Store
@@ -71,6 +73,47 @@ ProgressFn = Callable[[int, int, UpdateResult], None]
 def host_of(url: str) -> str:
     parts = urlsplit(url)
     return (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+
+
+def credentials_may_follow(from_url: str, to_url: str) -> bool:
+    """Whether a password given for ``from_url`` may be used at ``to_url``.
+
+    The fetcher's rule for redirects (same origin, or the same host upgraded
+    from http to https), so a feed's password follows it when it moves exactly
+    where it would have been sent anyway, and never to another site.
+    """
+    try:
+        return may_send_credentials(httpx.URL(from_url), httpx.URL(to_url))
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return False
+
+
+def _withheld_password_error(feed: Feed, result: FetchResult) -> str | None:
+    """The error to show when the server sent a password-protected feed to another
+    site that asks for a password: the fetcher rightly did not send it there, and
+    "authentication required" alone would send the user retyping the same password
+    for the old address."""
+    if not (feed.auth_username and result.http_status == 401 and result.redirects):
+        return None
+    if credentials_may_follow(result.url, result.final_url):
+        return None  # the password did go there: a plain authentication failure
+    permanent = all(hop.status in (301, 308) for hop in result.redirects)
+    how = "has moved permanently" if permanent else "is being redirected"
+    return (
+        f"this feed {how} to another site, {credentials.redact(result.final_url)}, which "
+        "asks for a user name and password; your password is only ever sent to the site "
+        "you gave it for. If you trust the new address, enter it in the feed's properties "
+        "together with the user name and password for it"
+    )
+
+
+def _missing_password_error(feed: Feed) -> str:
+    return (
+        "the password for this feed is missing from the keyring: none is saved for "
+        f"{credentials.redact(feed.url)} (a password never follows a feed that moves to "
+        "another site). Enter the user name and password for this address in the feed's "
+        "properties"
+    )
 
 
 def _merge_hints(headers: ServerHints, doc: ParsedFeed | None) -> ServerHints:
@@ -308,9 +351,7 @@ class Updater:
             except CredentialsError as e:
                 return self._record_error(feed, str(e), manual)
             if pw is None:
-                return self._record_error(
-                    feed, "the password for this feed is missing from the keyring", manual
-                )
+                return self._record_error(feed, _missing_password_error(feed), manual)
             auth = (feed.auth_username, pw)
         result = self.fetcher.fetch(
             feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
@@ -351,6 +392,8 @@ class Updater:
                 )
             except ParseError as e:
                 status, error = "error", str(e)
+        if status == "error":
+            error = _withheld_password_error(feed, result) or error
         hints = _merge_hints(result.hints, doc)
         if doc is None and feed.hints is not None and status != "ok":
             # Keep what the document told us last time (ttl, skipHours...).
@@ -405,9 +448,18 @@ class Updater:
                 missed_to=verdict.missed_to if missed and verdict is not None else None,
                 redirect_url=result.permanent_redirect,
             )
+            # The store adopts a permanent redirect once it is confirmed; the
+            # keyring entry of a feed with a password must then follow the URL.
+            watch_move = bool(feed.auth_username and rec.redirect_url)
+            url_before = self.store.feed(feed.id).url if watch_move else None
             out = self.store.record_fetch(rec)
+            url_after = self.store.feed(feed.id).url if watch_move else None
             if status == "gone":
                 self._remove_from_scheduler(feed.id)
+        if feed.auth_username and url_after == rec.redirect_url != url_before:
+            assert url_before is not None and url_after is not None
+            # Outside the lock: a keyring may wait for the user to unlock it.
+            self._password_follows_move(feed.id, feed.auth_username, url_before, url_after)
         if doc is not None:
             try:
                 self._refresh_icon(feed, doc)
@@ -425,6 +477,57 @@ class Updater:
             rec.missed_from,
             rec.missed_to,
         )
+
+    def _password_follows_move(
+        self, feed_id: int, username: str, old_url: str, new_url: str
+    ) -> None:
+        """The feed's URL just followed a permanent redirect: re-key its password.
+
+        * Same site (where the fetcher sends the password anyway): the keyring
+          entry moves (``credentials.move_password``: new entry first, old one
+          deleted after).
+        * The keyring will not take the new entry: the old one is kept and the
+          feed goes back to its old URL, whose redirect keeps working with that
+          password; the move is tried again when the redirect is next confirmed.
+        * Another site: the password stays where it is and goes nowhere; the
+          next update says the user must enter the credentials for the new address.
+        """
+        old, new = credentials.redact(old_url), credentials.redact(new_url)
+        if not credentials_may_follow(old_url, new_url):
+            log.warning(
+                "feed %s moved permanently to another site (%s, was %s); its password was "
+                "not taken there and stays saved for the old address: the user name and "
+                "password for the new address must be entered in the feed's properties",
+                feed_id,
+                new,
+                old,
+            )
+            return
+        try:
+            moved = credentials.move_password(old_url, username, new_url, username)
+        except Exception as e:  # any keyring failure: never lose the only copy
+            reason = credentials.redact(str(e) or type(e).__name__)
+            log.warning(
+                "feed %s moved permanently from %s to %s, but its password could not be "
+                "moved in the system keyring (%s); it stays saved for the old address, the "
+                "feed keeps that address for now and the move will be tried again",
+                feed_id,
+                old,
+                new,
+                reason,
+            )
+            with self._lock:
+                try:
+                    self.store.update_feed(feed_id, url=old_url)
+                except UsageError as e2:  # deleted meanwhile, or the old URL taken
+                    log.warning("feed %s: cannot go back to %s: %s", feed_id, old, e2)
+            return
+        if moved:
+            log.info("feed %s moved to %s; its password moved with it", feed_id, new)
+        else:
+            log.warning(
+                "feed %s moved to %s, but no password was saved for its old address", feed_id, new
+            )
 
     def _refresh_icon(self, feed: Feed, doc: ParsedFeed) -> None:
         """Cache the feed's icon next to the database (weekly at most; never fatal)."""

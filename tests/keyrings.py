@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
 import keyring
 import keyring.backend
 import keyring.errors
@@ -25,3 +29,17 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.data.pop((service, username), None) is None:
             raise keyring.errors.PasswordDeleteError("not found")
+
+
+K = TypeVar("K", bound=keyring.backend.KeyringBackend)
+
+
+@contextmanager
+def installed(kr: K) -> Iterator[K]:
+    """Use ``kr`` as the keyring inside the block; the previous one after."""
+    previous = keyring.get_keyring()
+    keyring.set_keyring(kr)
+    try:
+        yield kr
+    finally:
+        keyring.set_keyring(previous)

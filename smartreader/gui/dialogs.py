@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 
 from smartreader.errors import SmartReaderError
 from smartreader.gui.safetext import plain_label
+
+log = logging.getLogger(__name__)
 
 
 def _error_label() -> QLabel:
@@ -264,21 +267,11 @@ class FeedPropertiesDialog(QDialog):
         new_url = self.url.text().strip() or feed.url
         old_key = (feed.url, feed.auth_username) if feed.auth_username else None
         moved = old_key is not None and old_key != (new_url, username)
+        minutes = self.min_interval.value()
         try:
-            # The password first: if the keyring is unavailable nothing is changed.
-            if username and password:
-                self.credentials.store_password(new_url, username, password)
-            elif username and moved:
-                # New address or user name, password left as it was: the keyring
-                # entry is keyed by both, so it moves with them.
-                assert old_key is not None and old_key[1] is not None
-                old = self.credentials.get_password(old_key[0], old_key[1])
-                if old is not None:
-                    self.credentials.store_password(new_url, username, old)
-            if moved:
-                assert old_key is not None and old_key[1] is not None
-                self.credentials.delete_password(old_key[0], old_key[1])
-            minutes = self.min_interval.value()
+            # The feed first: a refused change (an address another feed already
+            # has) must not touch the keyring, where it would overwrite that
+            # feed's password or strand this one's.
             self.store.update_feed(
                 self.feed_id,
                 user_title=self.title.text().strip() or None,
@@ -291,6 +284,30 @@ class FeedPropertiesDialog(QDialog):
             )
         except SmartReaderError as e:
             self.show_error(str(e))
+            return
+        try:
+            if username and password:
+                self.credentials.store_password(new_url, username, password)
+                if moved:
+                    assert old_key is not None and old_key[1] is not None
+                    self.credentials.delete_password(old_key[0], old_key[1])
+            elif username and moved:
+                # New address or user name, password left as it was: the keyring
+                # entry is keyed by both, so it moves with them (the old entry is
+                # deleted only once the new one is kept).
+                assert old_key is not None and old_key[1] is not None
+                self.credentials.move_password(old_key[0], old_key[1], new_url, username)
+            elif moved:  # user name cleared: the password is forgotten
+                assert old_key is not None and old_key[1] is not None
+                self.credentials.delete_password(old_key[0], old_key[1])
+        except SmartReaderError as e:
+            # The keyring refused: the address and user name go back to where the
+            # password still is, so the feed keeps working; the rest is kept.
+            try:
+                self.store.update_feed(self.feed_id, url=feed.url, auth_username=feed.auth_username)
+            except SmartReaderError:
+                log.exception("could not restore the address of feed %s", self.feed_id)
+            self.show_error(f"{e} The address and user name were not changed.")
             return
         self.accept()
 

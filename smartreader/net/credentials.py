@@ -12,11 +12,13 @@
   message fit for the user. There is deliberately no plain-text fallback.
 
 The keyring "user name" is ``<username>@<key>``, where ``key`` is the feed's
-URL (userinfo removed) or any other stable id such as ``feed:<uuid>``.
+URL (userinfo removed) or any other stable id such as ``feed:<uuid>``. So when
+a feed's URL or user name changes, ``move_password`` re-keys its entry.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -28,6 +30,8 @@ import keyring.errors
 from smartreader.errors import CredentialsError
 
 SERVICE = "smartreader"
+
+log = logging.getLogger(__name__)
 
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
 _SECRET_PARAM = re.compile(
@@ -132,4 +136,38 @@ def delete_password(key: str, username: str) -> bool:
         keyring.delete_password(SERVICE, account)
     except keyring.errors.KeyringError as exc:
         raise _translate(exc) from None
+    return True
+
+
+def move_password(old_key: str, old_username: str, new_key: str, new_username: str) -> bool:
+    """Re-key a saved password (the feed's URL or user name changed).
+
+    The password is written under the new key and read back; only then is the
+    old entry deleted, so the only copy of a password is never lost. Returns
+    False when nothing is saved under the old key (nothing moved). Raises
+    ``CredentialsError`` when the keyring cannot read or keep the new entry;
+    the old one is then untouched (a backend that raises something other than
+    a ``KeyringError`` propagates it, also before anything is deleted). Failing
+    to delete the old entry afterwards is only logged: the move itself worked.
+    """
+    password = get_password(old_key, old_username)
+    if password is None:
+        return False
+    if _account(old_key, old_username) == _account(new_key, new_username):
+        return True
+    store_password(new_key, new_username, password)
+    if get_password(new_key, new_username) != password:
+        raise CredentialsError(
+            "The system keyring did not keep the password under the feed's new address; "
+            "it is still saved under the old one."
+        )
+    try:
+        delete_password(old_key, old_username)
+    except CredentialsError as exc:
+        log.warning(
+            "the password was moved to %s but its old keyring entry (%s) could not be deleted: %s",
+            redact(new_key),
+            redact(old_key),
+            exc,
+        )
     return True

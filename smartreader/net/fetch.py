@@ -356,7 +356,7 @@ def _origin(url: httpx.URL) -> tuple[str, str, int]:
     return (url.scheme, url.host.lower(), url.port or (443 if url.scheme == "https" else 80))
 
 
-def _may_send_credentials(feed: httpx.URL, target: httpx.URL) -> bool:
+def may_send_credentials(feed: httpx.URL, target: httpx.URL) -> bool:
     """Same origin as the feed, or the same host upgraded from http to https."""
     if _origin(feed) == _origin(target):
         return True
@@ -673,7 +673,7 @@ class _Run:
                 until = self.f.host_not_before(str(target))
                 if until is not None:
                     return self._cooling_down(host, until)
-                send_auth = self.auth is not None and _may_send_credentials(feed_url, target)
+                send_auth = self.auth is not None and may_send_credentials(feed_url, target)
                 outcome = self._one_request(target, host, send_auth)
                 if isinstance(outcome, FetchResult):
                     return outcome

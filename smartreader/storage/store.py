@@ -577,6 +577,8 @@ class Store:
                 if cur.rowcount == 0:
                     raise UsageError(f"no feed with id {feed_id}")
         except sqlite3.IntegrityError as e:
+            if "feeds.url" in str(e):
+                raise UsageError("another feed already has this address") from e
             raise UsageError(f"cannot update feed {feed_id}: {e}") from e
 
     def delete_feed(self, feed_id: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyring
+import keyring.errors
 import pytest
 
 from smartreader.gui.dialogs import FeedPropertiesDialog
@@ -78,4 +79,49 @@ def test_clearing_the_user_name_forgets_the_password(qtbot, feed, kr):
 def test_unchanged_properties_leave_the_password_alone(qtbot, feed, kr):
     store, fid = feed
     _save(qtbot, store, fid)
+    assert credentials.get_password(OLD, "ann") == "s3cret"
+
+
+def test_an_address_another_feed_has_is_refused_and_no_password_moves(qtbot, feed, kr):
+    """The feed is checked before the keyring: saving another feed's address under
+    the same user used to overwrite that feed's password and strand this one's."""
+    store, fid = feed
+    other = store.add_feed(NEW, title="Other")
+    store.update_feed(other, auth_username="ann")
+    credentials.store_password(NEW, "ann", "other-secret")
+    dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+    qtbot.addWidget(dlg)
+    dlg.url.setText(NEW)
+    dlg.save()
+    assert dlg.result() != dlg.DialogCode.Accepted
+    assert "another feed already has this address" in dlg.error.text()
+    assert store.feed(fid).url == OLD
+    assert credentials.get_password(OLD, "ann") == "s3cret"
+    assert credentials.get_password(NEW, "ann") == "other-secret"
+
+
+class RefusingKeyring(MemoryKeyring):
+    """Reads work, writes are refused (a locked or policy-restricted keyring)."""
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.PasswordSetError("the keyring is locked")
+
+
+@pytest.mark.parametrize("fields", [{"url": NEW}, {"username": "bob"}, {"password": "n3w"}])
+def test_a_keyring_that_refuses_leaves_the_feed_where_its_password_is(qtbot, feed, kr, fields):
+    store, fid = feed
+    refusing = RefusingKeyring()
+    refusing.data = dict(kr.data)
+    keyring.set_keyring(refusing)
+    dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+    qtbot.addWidget(dlg)
+    dlg.title.setText("Renamed")
+    for name, value in fields.items():
+        getattr(dlg, name).setText(value)
+    dlg.save()
+    assert dlg.result() != dlg.DialogCode.Accepted
+    assert "not changed" in dlg.error.text()
+    f = store.feed(fid)
+    assert (f.url, f.auth_username) == (OLD, "ann")  # still where the password is
+    assert f.user_title == "Renamed"  # the rest of the change is kept
     assert credentials.get_password(OLD, "ann") == "s3cret"
