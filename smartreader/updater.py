@@ -33,7 +33,13 @@ from smartreader.core.scheduler import (
     Scheduler,
     SchedulerConfig,
 )
-from smartreader.errors import CredentialsError, FetchError, ParseError, UsageError
+from smartreader.errors import (
+    CredentialsError,
+    FetchError,
+    ParseError,
+    StorageError,
+    UsageError,
+)
 from smartreader.net import credentials, favicon
 from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
@@ -299,7 +305,8 @@ class Updater:
             queues.setdefault(host_of(f.url), deque()).append(f)
         busy: dict[str, int] = dict.fromkeys(queues, 0)
         workers = max(1, min(self.max_workers, total))
-        running: dict[Future[UpdateResult], str] = {}
+        running: dict[Future[UpdateResult], tuple[str, Feed]] = {}
+        storage_error: StorageError | None = None
         with ThreadPoolExecutor(max_workers=workers) as pool:
 
             def fill() -> None:
@@ -309,8 +316,9 @@ class Updater:
                     for host, queue in queues.items():
                         if queue and busy[host] < per_host and len(running) < workers:
                             busy[host] += 1
-                            fut = pool.submit(self._update_one, queue.popleft(), manual, cancel)
-                            running[fut] = host
+                            feed = queue.popleft()
+                            fut = pool.submit(self._update_one, feed, manual, cancel)
+                            running[fut] = (host, feed)
                             added = True
 
             try:
@@ -318,8 +326,19 @@ class Updater:
                 while running:
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:
-                        busy[running.pop(fut)] -= 1
-                        res = fut.result()
+                        host, feed = running.pop(fut)
+                        busy[host] -= 1
+                        try:
+                            res = fut.result()
+                        except StorageError as e:
+                            # This feed's write failed (the database locked by another
+                            # program past the busy timeout, disk full): the others may
+                            # still get through; the first such error is raised after.
+                            storage_error = storage_error or e
+                            res = self._failed(feed, str(e), manual)
+                        except Exception as e:  # a bug on one feed's data stops only it
+                            log.exception("updating feed %s failed", feed.id)
+                            res = self._failed(feed, f"internal error: {e!r}", manual, record=True)
                         results.append(res)
                         if progress is not None:
                             progress(len(results), total, res)
@@ -328,7 +347,21 @@ class Updater:
                 for fut in running:
                     fut.cancel()
                 raise
+        if storage_error is not None:
+            raise storage_error
         return results
+
+    def _failed(
+        self, feed: Feed, message: str, manual: bool, *, record: bool = False
+    ) -> UpdateResult:
+        """The result of a feed whose update raised; recorded as its error when the
+        database can still take it."""
+        if record:
+            try:
+                return self._record_error(feed, message, manual)
+            except Exception:
+                log.exception("cannot record the error of feed %s", feed.id)
+        return UpdateResult(feed.id, "error", 0, message, 0.0, None, manual, self.now())
 
     def run_due(
         self, *, progress: ProgressFn | None = None, cancel: threading.Event | None = None

@@ -239,20 +239,31 @@ def fts_query(text: str) -> str | None:
 class Store:
     """One SQLite database. Thread-safe by a lock; use one writer instance."""
 
-    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, readonly: bool = False, busy_timeout: float = 10.0
+    ) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        # how long a write waits for another program's lock before it fails
+        self.busy_timeout = float(busy_timeout)
         self._lock = threading.RLock()
         try:
             if readonly:
                 uri = self.path.resolve().as_uri() + "?mode=ro"
                 self._db = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10
+                    uri,
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=self.busy_timeout,
                 )
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False, timeout=10
+                    self.path,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=self.busy_timeout,
                 )
         except sqlite3.Error as e:
             raise StorageError(f"cannot open database {self.path}: {e}") from e
@@ -278,7 +289,7 @@ class Store:
     def _setup(self) -> None:
         db = self._db
         db.execute("PRAGMA foreign_keys = ON")
-        db.execute("PRAGMA busy_timeout = 10000")
+        db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         # The title sort key in SQL (the v4 backfill; title pages of an older,
         # read-only database): Python's full Unicode case folding, as written.
         db.create_function("casefold", 1, _casefold, deterministic=True)

@@ -25,7 +25,8 @@ from smartreader.errors import DatabaseTooNewError, StorageError
 from smartreader.storage import backups, recovery
 from smartreader.storage.schema import SCHEMA_VERSION
 from smartreader.storage.store import FetchRecord, Store
-from tests.reliability.support import REPO
+from tests.httpserver import FeedServer, Reply
+from tests.reliability.support import REPO, item, rss
 
 T0 = 1_800_000_000.0
 
@@ -375,6 +376,42 @@ def test_write_waits_for_another_process_lock_then_succeeds(tmp_path: Path) -> N
         assert store.entry_count() == 53
         proc.wait(timeout=10)
     store.close()
+
+
+def test_a_write_locked_out_fails_that_feed_only_and_the_run_goes_on(
+    tmp_path: Path, feed_server: FeedServer
+) -> None:
+    """Row 54 during an update: another program holds the database longer than the
+    busy timeout. The feed whose write falls in that time fails with the reason;
+    the feeds after it are still fetched and stored; the run then reports the
+    database problem (the GUI shows it, the CLI exits non-zero)."""
+    from smartreader.net.fetch import Fetcher
+    from smartreader.updater import Updater
+
+    db = tmp_path / "db.sqlite3"
+    store = Store(db, busy_timeout=0.5)
+    feed_server.route("/a.xml", Reply(body=rss(item("a1") + item("a2"))))
+    # answers after the lock is gone
+    feed_server.route("/b.xml", Reply(body=rss(item("b1") + item("b2") + item("b3")), delay=3.0))
+    a = store.add_feed(feed_server.url("/a.xml"))
+    b = store.add_feed(feed_server.url("/b.xml"))
+    up = Updater(store, fetcher=Fetcher(trust_env=False))
+    seen: list = []
+    try:
+        with spawn(HOLD_LOCK, str(db), "1.5") as proc:
+            assert proc.stdout is not None and proc.stdout.readline().startswith("locked")
+            with pytest.raises(StorageError) as raised:
+                up.update([a, b], progress=lambda _d, _t, r: seen.append(r))
+            proc.wait(timeout=10)
+        by = {r.feed_id: r for r in seen}
+        assert by[a].status == "error" and by[a].error == str(raised.value)
+        assert "lock" in by[a].error or "busy" in by[a].error
+        assert by[b].status == "ok" and by[b].new_entries == 3
+        assert store.entry_count() == 3  # b's items; a's were never half-written
+        assert up.update([a])[0].new_entries == 2  # a's next update brings them
+    finally:
+        up.close()
+        store.close()
 
 
 @pytest.mark.slow
