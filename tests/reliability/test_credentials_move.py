@@ -249,3 +249,50 @@ def test_a_move_to_another_site_never_takes_the_password_there(
     assert memory_keyring.data == {account(old): PASSWORD}
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert any("another site" in m and new in m for m in warned), warned
+
+
+class LockedOnRead(MemoryKeyring):
+    """A keyring that locked itself after the password was saved (screen lock)."""
+
+    locked = False
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if self.locked:
+            raise keyring.errors.KeyringLocked("the collection is locked")
+        return super().get_password(service, username)
+
+
+@pytest.mark.parametrize("trouble", ["locked", "deleted"])
+def test_a_password_the_keyring_cannot_give_fails_that_feed_clearly_and_keeps_it(
+    trouble: str, feed_server: FeedServer, other_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    """Row 60 at update time: the keyring locked after subscribing, or the entry
+    deleted by the user in their keyring tool. That feed fails with what to do,
+    no request goes out without the password, its entries stay; other feeds update."""
+    feed_server.route("/feed", protected(GOOD))
+    other_server.route("/open.xml", Reply(body=rss(item("o1"))))
+    store, up = app
+    with installed(LockedOnRead()) as kr:
+        fid = up.subscribe(with_user(feed_server.url("/feed")))
+        other = up.subscribe(other_server.url("/open.xml"))
+        assert store.entry_count() == 3
+        sent = len(feed_server.requests)
+        if trouble == "locked":
+            kr.locked = True
+        else:
+            kr.data.clear()
+        results = {r.feed_id: r for r in up.update([fid, other])}
+        assert results[other].status == "ok"
+        r = results[fid]
+        assert r.status == "error"
+        if trouble == "locked":
+            assert r.error == "The system keyring is locked; unlock it and try again."
+        else:
+            assert "missing from the keyring" in (r.error or "")
+            assert "feed's properties" in (r.error or "")
+        assert store.feed(fid).last_error == r.error
+        assert len(feed_server.requests) == sent  # nothing sent without the password
+        assert store.entry_count() == 3  # a and b kept, o1 kept
+        kr.locked = False
+        if trouble == "locked":  # unlocked: the next update works again
+            assert up.update([fid])[0].status in ("ok", "not_modified")
