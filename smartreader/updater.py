@@ -482,13 +482,16 @@ class Updater:
                 redirect_url=result.permanent_redirect,
             )
             # The store adopts a permanent redirect once it is confirmed; the
-            # keyring entry of a feed with a password must then follow the URL.
-            watch_move = bool(feed.auth_username and rec.redirect_url)
+            # keyring entry of a feed with a password must then follow the URL,
+            # and the scheduler the host (per-host gaps and Retry-After).
+            watch_move = bool(rec.redirect_url)
             url_before = self.store.feed(feed.id).url if watch_move else None
             out = self.store.record_fetch(rec)
             url_after = self.store.feed(feed.id).url if watch_move else None
             if status == "gone":
                 self._remove_from_scheduler(feed.id)
+            elif url_after != url_before and host_of(url_after or "") != host_of(url_before or ""):
+                self.feed_changed(feed.id)  # re-added with the state just saved
         if feed.auth_username and url_after == rec.redirect_url != url_before:
             assert url_before is not None and url_after is not None
             # Outside the lock: a keyring may wait for the user to unlock it.

@@ -296,3 +296,20 @@ def test_a_password_the_keyring_cannot_give_fails_that_feed_clearly_and_keeps_it
         kr.locked = False
         if trouble == "locked":  # unlocked: the next update works again
             assert up.update([fid])[0].status in ("ok", "not_modified")
+
+
+def test_a_feed_moved_to_another_host_is_planned_under_that_host(
+    feed_server: FeedServer, other_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    """Per-host request gaps and a host's Retry-After apply to where the feed is now."""
+    new = other_server.url("/feed")
+    feed_server.route("/feed", Reply(body=GOOD))
+    other_server.route("/feed", Reply(body=GOOD))
+    store, up = app
+    fid = up.subscribe(feed_server.url("/feed"))
+    feed_server.route("/feed", Reply(status=301, headers={"Location": new}))
+    updates(up, fid, REDIRECT_CONFIRMATIONS + 1)
+    assert store.feed(fid).url == new
+    planned = up.scheduler._feeds[fid]  # white-box: the host is not shown anywhere
+    assert planned.host == new.split("/")[2]
+    assert planned.last_ok is not None  # what it learned came along
