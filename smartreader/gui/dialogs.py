@@ -226,7 +226,8 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Minimum interval:", self.min_interval)
         form.addRow("", self.load_images)
         lay.addLayout(form)
-        info = QLabel(self._info_html(feed, overlaps))
+        self.info = info = QLabel(self._info_html(feed, overlaps))
+        info.setTextFormat(Qt.TextFormat.RichText)  # escaped in _info_html
         info.setWordWrap(True)
         info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -250,6 +251,13 @@ class FeedPropertiesDialog(QDialog):
             lines.append(f"Site: {html.escape(feed.site_link)}")
         if feed.last_error:
             lines.append(f"Last error: {html.escape(feed.last_error)}")
+        if getattr(feed, "redirect_url", None):
+            lines.append(
+                f"The server says it moved to {html.escape(feed.redirect_url)}; "
+                "followed once that has held for a week"
+            )
+        for url in reversed(getattr(feed, "previous_urls", ())):
+            lines.append(f"Moved from: {html.escape(url)}")
         for hint in overlaps:
             # Roitman et al. Table 2: e.g. one feed's content contained in another's
             lines.append(f"Content: {html.escape(hint)}")

@@ -164,5 +164,16 @@ CREATE INDEX entries_title ON entries (title_key, sort_time DESC, id, feed_id, r
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
+# v5: a permanent redirect moves a feed only after it has been seen for a week
+# (``redirect_since``), and the addresses a feed moved from are kept, newest
+# last (``previous_urls``, a JSON list): a server misconfigured for a few days, or
+# a domain that changed hands, must not silently and irrecoverably move a feed.
+_V5 = """
+ALTER TABLE feeds ADD COLUMN redirect_since REAL;
+ALTER TABLE feeds ADD COLUMN previous_urls TEXT NOT NULL DEFAULT '[]';
+UPDATE feeds SET redirect_since = last_fetched WHERE redirect_url IS NOT NULL;
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
@@ -70,6 +71,7 @@ class Feed:
     redirect_seen: int
     hints: ServerHints
     scheduler_state: dict[str, Any] | None
+    previous_urls: tuple[str, ...] = ()  # addresses it moved from, newest last
 
     @property
     def display_title(self) -> str:
@@ -173,9 +175,38 @@ class FetchOutcome:
 # (read and sorted whole for each page); a longer one is read from the title index.
 SMALL_LIST = 2_000
 
-# Permanent redirects must be seen this many times in a row before the stored
-# URL changes: a misconfigured server for an afternoon must not move a feed.
+# Permanent redirects must be seen this many times in a row, over at least this
+# long, before the stored URL changes: a server misconfigured for a few days must
+# not move a feed (research/reliability.md §3.2). An http → https upgrade of the
+# same address is taken at once.
 REDIRECT_CONFIRMATIONS = 3
+REDIRECT_MIN_AGE = 7 * 86400.0
+PREVIOUS_URLS_KEPT = 10
+
+
+def is_https_upgrade(old: str, new: str) -> bool:
+    """``new`` is ``old`` with https instead of http (same host, path and query)."""
+    a, b = urlsplit(old), urlsplit(new)
+    return (
+        a.scheme == "http"
+        and b.scheme == "https"
+        and a.hostname == b.hostname
+        and a.port in (None, 80)
+        and b.port in (None, 443)
+        and (a.path or "/", a.query) == (b.path or "/", b.query)
+    )
+
+
+def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
+    """The ``previous_urls`` column (absent from the light query and from an
+    older database opened read-only); a damaged value reads as no history."""
+    if "previous_urls" not in r.keys():  # noqa: SIM118 (`in` on a Row tests its values)
+        return ()
+    try:
+        urls = json.loads(r["previous_urls"] or "[]")
+    except ValueError:
+        return ()
+    return tuple(u for u in urls if isinstance(u, str)) if isinstance(urls, list) else ()
 
 
 def _hints_to_json(h: ServerHints) -> str:
@@ -537,6 +568,7 @@ class Store:
             redirect_seen=r["redirect_seen"],
             hints=_hints_from_json(r["hints_json"] if with_state else None),
             scheduler_state=state,
+            previous_urls=_previous_urls(r),
         )
 
     def feed(self, feed_id: int) -> Feed:
@@ -616,7 +648,8 @@ class Store:
         alert_id: int | None = None
         with self._tx() as db:
             row = db.execute(
-                "SELECT capacity, redirect_url, redirect_seen, url FROM feeds WHERE id = ?",
+                "SELECT capacity, redirect_url, redirect_seen, redirect_since, url, "
+                "previous_urls FROM feeds WHERE id = ?",
                 (rec.feed_id,),
             ).fetchone()
             if row is None:
@@ -702,21 +735,31 @@ class Store:
             # Permanent redirects: move the feed only once it is seen consistently.
             if rec.status in ("ok", "not_modified"):
                 if rec.redirect_url and rec.redirect_url != row["url"]:
-                    seen = (
-                        row["redirect_seen"] + 1 if row["redirect_url"] == rec.redirect_url else 1
-                    )
+                    same = row["redirect_url"] == rec.redirect_url
+                    seen = row["redirect_seen"] + 1 if same else 1
+                    since = row["redirect_since"] if same and row["redirect_since"] else rec.time
                     clash = db.execute(
                         "SELECT 1 FROM feeds WHERE url = ? AND id != ?",
                         (rec.redirect_url, rec.feed_id),
                     ).fetchone()
-                    if seen >= REDIRECT_CONFIRMATIONS and not clash:
-                        sets += ["url = ?", "redirect_url = NULL", "redirect_seen = 0"]
-                        params.append(rec.redirect_url)
+                    settled = (
+                        seen >= REDIRECT_CONFIRMATIONS and rec.time - since >= REDIRECT_MIN_AGE
+                    )
+                    if not clash and (settled or is_https_upgrade(row["url"], rec.redirect_url)):
+                        history = [*_previous_urls(row), row["url"]][-PREVIOUS_URLS_KEPT:]
+                        sets += [
+                            "url = ?",
+                            "previous_urls = ?",
+                            "redirect_url = NULL",
+                            "redirect_seen = 0",
+                            "redirect_since = NULL",
+                        ]
+                        params += [rec.redirect_url, json.dumps(history)]
                     else:
-                        sets += ["redirect_url = ?", "redirect_seen = ?"]
-                        params += [rec.redirect_url, seen]
+                        sets += ["redirect_url = ?", "redirect_seen = ?", "redirect_since = ?"]
+                        params += [rec.redirect_url, seen, since]
                 else:
-                    sets += ["redirect_url = NULL", "redirect_seen = 0"]
+                    sets += ["redirect_url = NULL", "redirect_seen = 0", "redirect_since = NULL"]
             db.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, rec.feed_id))
             db.execute(
                 "INSERT INTO fetch_log (feed_id, time, status, http_status, bytes, new_items, "

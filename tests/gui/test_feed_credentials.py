@@ -125,3 +125,17 @@ def test_a_keyring_that_refuses_leaves_the_feed_where_its_password_is(qtbot, fee
     assert (f.url, f.auth_username) == (OLD, "ann")  # still where the password is
     assert f.user_title == "Renamed"  # the rest of the change is kept
     assert credentials.get_password(OLD, "ann") == "s3cret"
+
+
+def test_the_dialog_shows_where_a_feed_moved_from_and_a_pending_move(qtbot, tmp_path):
+    from smartreader.storage.store import FetchRecord
+
+    with Store(tmp_path / "moves.sqlite3") as store:
+        fid = store.add_feed("http://site.example/feed")
+        store.record_fetch(FetchRecord(fid, 1.0, "ok", redirect_url="https://site.example/feed"))
+        store.record_fetch(FetchRecord(fid, 2.0, "ok", redirect_url="https://elsewhere.example/f"))
+        dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+        qtbot.addWidget(dlg)
+        text = dlg.info.text()
+        assert "Moved from: http://site.example/feed" in text
+        assert "moved to https://elsewhere.example/f" in text and "a week" in text

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pytest
 
 from smartreader.net.credentials import SERVICE
 from smartreader.net.fetch import Fetcher
-from smartreader.storage.store import REDIRECT_CONFIRMATIONS, Store
+from smartreader.storage.store import REDIRECT_CONFIRMATIONS, REDIRECT_MIN_AGE, Store
 from smartreader.updater import Updater, UpdateResult
 from tests.httpserver import FeedServer, RecordedRequest, Reply
 from tests.keyrings import MemoryKeyring, installed
@@ -101,10 +102,26 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
         yield kr
 
 
+class Clock:
+    """The app's clock: days pass between updates (a redirect moves a feed only
+    after it has been seen for a week)."""
+
+    def __init__(self) -> None:
+        self.t = time.time()
+
+    def __call__(self) -> float:
+        return self.t
+
+
+# so that the REDIRECT_CONFIRMATIONS-th sighting is a week after the first
+STEP = REDIRECT_MIN_AGE / (REDIRECT_CONFIRMATIONS - 1)
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[tuple[Store, Updater]]:
     store = Store(tmp_path / "db.sqlite3")
-    up = Updater(store, fetcher=Fetcher(trust_env=False))
+    clock = Clock()
+    up = Updater(store, fetcher=Fetcher(trust_env=False, now=clock), now=clock)
     try:
         yield store, up
     finally:
@@ -113,7 +130,11 @@ def app(tmp_path: Path) -> Iterator[tuple[Store, Updater]]:
 
 
 def updates(up: Updater, fid: int, n: int) -> list[UpdateResult]:
-    return [up.update([fid])[0] for _ in range(n)]
+    out = []
+    for _ in range(n):
+        up.now.t += STEP  # type: ignore[attr-defined]
+        out.append(up.update([fid])[0])
+    return out
 
 
 def errors_of(results: list[UpdateResult]) -> list[str | None]:

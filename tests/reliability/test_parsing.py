@@ -7,6 +7,7 @@ so a regression fails the test instead of exhausting the machine.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -221,7 +222,10 @@ def test_identity_survives_refetch_reorder_removal_and_a_feed_move(
     feed_server.route("/new", Reply(body=rss("".join(with_guid) + no_guid)))
     store = Store(tmp_path / "db.sqlite3")
     fid = store.add_feed(feed_server.url("/old"))
-    up = _updater(store)
+    # four days between updates: a redirect moves a feed once seen for a week
+    clock = [time.time()]
+    up = Updater(store, fetcher=Fetcher(trust_env=False, now=lambda: clock[0]),
+                 now=lambda: clock[0])  # fmt: skip
     try:
         up.update()
         expected = _uids(store, fid)
@@ -229,10 +233,13 @@ def test_identity_survives_refetch_reorder_removal_and_a_feed_move(
         store.set_read(store.entry_ids(feed_ids=[fid])[:2])
         read_before = {e.uid for e in store.entries(store.entry_ids(feed_ids=[fid])) if e.read}
         for _ in range(9):
+            clock[0] += 4 * 86400.0
             (r,) = up.update()
             assert r.status == "ok", r
             assert _uids(store, fid) == expected
-        assert store.feed(fid).url == feed_server.url("/new")  # moved after 3 sightings
+        f = store.feed(fid)
+        assert f.url == feed_server.url("/new")  # moved: 3 sightings over 8 days
+        assert f.previous_urls == (feed_server.url("/old"),)
     finally:
         up.close()
     read_after = {e.uid for e in store.entries(store.entry_ids(feed_ids=[fid])) if e.read}

@@ -10,7 +10,12 @@ from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import DatabaseCorruptError, DatabaseTooNewError, UsageError
 from smartreader.storage import FetchRecord, Store
 from smartreader.storage.schema import SCHEMA_VERSION
-from smartreader.storage.store import REDIRECT_CONFIRMATIONS, fts_query
+from smartreader.storage.store import (
+    REDIRECT_CONFIRMATIONS,
+    REDIRECT_MIN_AGE,
+    fts_query,
+    is_https_upgrade,
+)
 
 
 def entry(
@@ -134,18 +139,49 @@ def test_gone_stops_feed_and_keeps_entries(store):
     assert store.entry_count() == 1
 
 
-def test_permanent_redirect_needs_consistent_sightings(store):
-    fid = store.add_feed("http://old.example/feed")
+def test_permanent_redirect_needs_consistent_sightings_over_a_week(store):
+    old, new, day = "http://old.example/feed", "https://new.example/f", 86400.0
+    fid = store.add_feed(old)
     for i in range(REDIRECT_CONFIRMATIONS - 1):
-        store.record_fetch(FetchRecord(fid, float(i), "ok", redirect_url="https://new.example/f"))
-        assert store.feed(fid).url == "http://old.example/feed"
-    # An interruption resets the count.
+        store.record_fetch(FetchRecord(fid, float(i), "ok", redirect_url=new))
+        assert store.feed(fid).url == old
+    # An interruption resets the count and the clock.
     store.record_fetch(FetchRecord(fid, 10.0, "ok"))
-    store.record_fetch(FetchRecord(fid, 11.0, "ok", redirect_url="https://new.example/f"))
-    assert store.feed(fid).url == "http://old.example/feed"
-    for i in range(REDIRECT_CONFIRMATIONS - 1):
-        store.record_fetch(FetchRecord(fid, 20.0 + i, "ok", redirect_url="https://new.example/f"))
-    assert store.feed(fid).url == "https://new.example/f"
+    store.record_fetch(FetchRecord(fid, 11.0, "ok", redirect_url=new))
+    assert store.feed(fid).url == old
+    # Seen often enough, but for less than a week: stays.
+    for i in range(1, 2 * REDIRECT_CONFIRMATIONS):
+        store.record_fetch(FetchRecord(fid, 11.0 + i * day, "ok", redirect_url=new))
+    assert (store.feed(fid).url, store.feed(fid).redirect_seen) == (old, 2 * REDIRECT_CONFIRMATIONS)
+    # A different target starts over.
+    store.record_fetch(FetchRecord(fid, 11.0 + REDIRECT_MIN_AGE, "ok", redirect_url=new + "2"))
+    assert store.feed(fid).url == old
+    store.record_fetch(FetchRecord(fid, 12.0 + REDIRECT_MIN_AGE, "ok", redirect_url=new))
+    assert store.feed(fid).url == old
+    t = 12.0 + REDIRECT_MIN_AGE
+    for i in range(REDIRECT_CONFIRMATIONS - 2):
+        store.record_fetch(FetchRecord(fid, t + (i + 1) * day, "ok", redirect_url=new))
+    assert store.feed(fid).url == old  # enough sightings, a week not yet over
+    store.record_fetch(FetchRecord(fid, t + REDIRECT_MIN_AGE, "ok", redirect_url=new))
+    f = store.feed(fid)
+    assert f.url == new and f.previous_urls == (old,)  # the old address is kept
+    assert (f.redirect_url, f.redirect_seen) == (None, 0)
+
+
+def test_an_https_upgrade_of_the_same_address_is_taken_at_once(store):
+    fid = store.add_feed("http://site.example/feed?x=1")
+    # not an upgrade: another path, another host, a downgrade
+    for other in ("https://site.example/other", "https://www.site.example/feed?x=1"):
+        store.record_fetch(FetchRecord(fid, 1.0, "ok", redirect_url=other))
+        assert store.feed(fid).url == "http://site.example/feed?x=1"
+    store.record_fetch(FetchRecord(fid, 2.0, "ok", redirect_url="https://site.example/feed?x=1"))
+    f = store.feed(fid)
+    assert f.url == "https://site.example/feed?x=1"
+    assert f.previous_urls == ("http://site.example/feed?x=1",)
+    store.record_fetch(FetchRecord(fid, 3.0, "ok", redirect_url="http://site.example/feed?x=1"))
+    assert store.feed(fid).url == "https://site.example/feed?x=1"  # never back down
+    assert is_https_upgrade("http://a.example:80/f", "https://a.example/f")
+    assert not is_https_upgrade("http://a.example:8080/f", "https://a.example/f")
 
 
 def test_search_is_safe_and_prefix(store):

@@ -189,7 +189,7 @@ def test_migration_to_v4_backfills_the_title_keys(tmp_path):
         assert [k[0] for k in ro.entry_title_keys()] == [5, 3, 2, 4, 1]
         assert [k[0] for k in ro.entry_title_keys(unread=True, descending=True)] == [1, 4, 3, 5]
     with Store(path) as s:
-        assert int(s._q("PRAGMA user_version")[0][0]) == len(MIGRATIONS) == 4
+        assert int(s._q("PRAGMA user_version")[0][0]) == len(MIGRATIONS) >= 4
         keys = s._q("SELECT id, title_key FROM entries ORDER BY id")
         assert [tuple(r) for r in keys] == [
             (1, "zoo"),
