@@ -113,7 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _open_store(args: argparse.Namespace) -> Store:
     from smartreader.storage import Store, db_path
 
-    return Store(db_path(getattr(args, "data_dir", None)))
+    store = Store(db_path(getattr(args, "data_dir", None)))
+    if store.stray_wal is not None:
+        print(
+            f"note: a write-ahead log that did not belong to the database was set aside, "
+            f"not applied: {store.stray_wal}",
+            file=sys.stderr,
+        )
+    return store
 
 
 def _fmt_time(t: float | None) -> str:

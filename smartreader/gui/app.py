@@ -28,6 +28,7 @@ from smartreader import __version__, resources
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
+from smartreader.storage import walguard
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,7 @@ class AppController:
         from smartreader.storage import data_dir as default_dir
         from smartreader.updater import Updater
 
+        stray: Path | None = None
         if demo:
             from smartreader.demo import DemoSession
 
@@ -205,8 +207,11 @@ class AppController:
         else:
             folder = default_dir(data_dir)
             self._lock_data_dir(Path(folder))
+            # before anything reads the file: a stray -wal would make it look damaged
+            stray = walguard.before_open(db_path(folder), Path(folder) / "backups")
             self._check_database(db_path(folder))
         store = Store(db_path(folder))
+        stray = stray or store.stray_wal
         try:
             updater = Updater(store, fetch_icons=not demo, parse_pool=ParsePool())
         except BaseException:
@@ -220,6 +225,17 @@ class AppController:
         self.window = win
         self._reader = win.reader
         win.show()
+        if stray is not None:
+            box = message_box(
+                QMessageBox.Icon.Information,
+                "smartreader",
+                "A write-ahead log file that did not belong to your database was found "
+                "next to it (copied there by a sync tool or a partial restore?). It was "
+                f"not applied, so your data is as you left it; it is kept in {stray}.",
+                win,
+            )
+            box.open()  # not modal for the app: nothing needs an answer
+            self._stray_notice = box
         # Everything built so far (modules, widgets, the updater's plans) lives as long
         # as the app: out of the collector's sight, so a full collection scans only what
         # came later (one over all of it stalled the GUI thread for ~40 ms). Here, not in

@@ -33,6 +33,7 @@ from smartreader.errors import (
     StorageError,
     UsageError,
 )
+from smartreader.storage import walguard
 from smartreader.storage.schema import MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "smartreader.sqlite3"
@@ -277,6 +278,11 @@ class Store:
         self.readonly = readonly
         # how long a write waits for another program's lock before it fails
         self.busy_timeout = float(busy_timeout)
+        # a -wal that cannot be ours, moved aside instead of applied (walguard)
+        self.stray_wal: Path | None = None
+        self._guarded = not readonly and str(path) != ":memory:"
+        if self._guarded:
+            self.stray_wal = walguard.before_open(self.path, self.path.parent / "backups")
         self._lock = threading.RLock()
         try:
             if readonly:
@@ -358,6 +364,9 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._guarded:
+                self._guarded = False  # once
+                walguard.after_close(self.path)
 
     def set_durable(self, durable: bool) -> None:
         """``False`` for throwaway data (the demo's temporary database): commits skip

@@ -127,3 +127,31 @@ def test_second_instance_on_the_same_folder_is_refused(controller, tmp_path, qtb
     third = AppController(create_app(), ask=lambda p: "quit")
     qtbot.addWidget(third.open(tmp_path))
     third.close()
+
+
+def test_a_stray_wal_is_set_aside_and_the_user_told(controller, tmp_path, qtbot):
+    """Row 53 in the app: our database, closed cleanly, gets another database's
+    -wal beside it. It opens with our feeds, says so, and keeps the stray file."""
+    ctl, asked, _ = controller
+    _make_db(tmp_path, 2)
+    other = tmp_path / "other" / "smartreader.sqlite3"
+    other.parent.mkdir()
+    with Store(other) as o:
+        o._db.execute("PRAGMA wal_autocheckpoint = 0")
+        for i in range(5):
+            o.add_feed(f"https://theirs.example/{i}.xml")
+        with open(str(other) + "-wal", "rb") as f:
+            data = f.read()  # taken while it is open: the frames are still in it
+    with open(str(db_path(tmp_path)) + "-wal", "wb") as f:
+        f.write(data)
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert asked == []  # not mistaken for a damaged database
+    assert sorted(f.url for f in ctl._store.feeds()) == [
+        "https://example.org/0.xml",
+        "https://example.org/1.xml",
+    ]
+    notice = ctl._stray_notice
+    assert notice.isVisible() and "not applied" in notice.text()
+    kept = list((tmp_path / "backups").glob("stray-wal-*/smartreader.sqlite3-wal"))
+    assert len(kept) == 1 and kept[0].read_bytes() == data

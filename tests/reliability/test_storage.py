@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -510,6 +511,78 @@ def test_read_only_database_refuses_writes_clearly(tmp_path: Path) -> None:
 
 
 # -- row 53: never delete or rename -wal / -shm ourselves ------------------------------------
+
+
+def _wal_of_another_database(tmp_path: Path) -> tuple[Path, Path]:
+    """Another smartreader database, open, with 300 entries still in its WAL:
+    returns copies of its file and its -wal taken together while it was open."""
+    other = tmp_path / "elsewhere" / "smartreader.sqlite3"
+    other.parent.mkdir()
+    o = Store(other)
+    fid = o.add_feed("https://theirs.example/feed", now=T0)
+    con = sqlite3.connect(other)
+    con.execute("PRAGMA wal_autocheckpoint = 0")
+    con.close()
+    o._db.execute("PRAGMA wal_autocheckpoint = 0")
+    o.record_fetch(FetchRecord(fid, T0, "ok", entries=entries(300, prefix="theirs")))
+    main, wal = tmp_path / "their.sqlite3", tmp_path / "their.sqlite3-wal"
+    main.write_bytes(other.read_bytes())
+    wal.write_bytes(Path(str(other) + "-wal").read_bytes())
+    o.close()
+    return main, wal
+
+
+def test_a_stray_wal_from_another_database_is_set_aside_not_applied(tmp_path: Path) -> None:
+    """Row 53: a -wal that is not ours (sync tool, partial restore) lands next to a
+    database that was closed cleanly. SQLite would apply it and replace our data;
+    it is moved into backups/ instead, byte for byte, and our file is untouched."""
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    assert not Path(str(db) + "-wal").exists()  # a clean close leaves no WAL
+    _, their_wal = _wal_of_another_database(tmp_path)
+    stray = Path(str(db) + "-wal")
+    stray.write_bytes(their_wal.read_bytes())
+    with Store(db) as store:
+        assert [f.url for f in store.feeds()] == ["https://x.example/feed"]
+        assert store.entry_count() == 50 and store.integrity_check() == "ok"
+        assert store.stray_wal is not None and store.stray_wal.parent == tmp_path / "backups"
+        kept = store.stray_wal / stray.name
+        assert kept.read_bytes() == their_wal.read_bytes()  # nothing lost either
+    with Store(db) as again:  # the next open is an ordinary one
+        assert again.stray_wal is None and again.entry_count() == 50
+
+
+def test_a_database_replaced_with_its_own_wal_is_left_to_sqlite(tmp_path: Path) -> None:
+    """The file itself changed since our clean close (another copy put in its place,
+    with its WAL): the pair belongs together and SQLite applies it as usual."""
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    their_main, their_wal = _wal_of_another_database(tmp_path)
+    shutil.copyfile(their_main, db)
+    shutil.copyfile(their_wal, Path(str(db) + "-wal"))
+    with Store(db) as store:
+        assert store.stray_wal is None
+        assert [f.url for f in store.feeds()] == ["https://theirs.example/feed"]
+        assert store.entry_count() == 300 and store.integrity_check() == "ok"
+
+
+def test_another_program_writing_our_closed_database_keeps_its_writes(tmp_path: Path) -> None:
+    """A database browser (here: sqlite3) opened the database after our clean close
+    and is still writing it: its WAL is live (a -shm beside it), and is applied,
+    not moved away from under it."""
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        con.execute("PRAGMA wal_autocheckpoint = 0")
+        con.execute("INSERT INTO settings (key, value) VALUES ('note', '\"by hand\"')")
+        assert Path(str(db) + "-wal").stat().st_size > 32
+        with Store(db) as store:
+            assert store.stray_wal is None
+            assert store.get_setting("note") == "by hand"
+        assert con.execute("SELECT count(*) FROM entries").fetchone()[0] == 50  # still works
+    finally:
+        con.close()
 
 
 def test_our_code_never_unlinks_or_renames_wal_files_during_normal_work(
