@@ -122,6 +122,15 @@ def _missing_password_error(feed: Feed) -> str:
     )
 
 
+def _not_into_local_network(source: str, urls: list[str]) -> list[str]:
+    """``urls`` named by the document at ``source``, without those on loopback or
+    private addresses unless ``source`` is itself there: a public page or feed
+    must not point our requests into the user's own network (router admin pages)."""
+    if is_local_host(urlsplit(source).hostname or ""):
+        return urls
+    return [u for u in urls if not is_local_host(urlsplit(u).hostname or "")]
+
+
 def _merge_hints(headers: ServerHints, doc: ParsedFeed | None) -> ServerHints:
     if doc is None:
         return headers
@@ -260,9 +269,7 @@ class Updater:
             return result.final_url or url, result
         page = result.final_url or url
         candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
-        if not is_local_host(urlsplit(page).hostname or ""):
-            # A public page must not point discovery into the user's own network.
-            candidates = [c for c in candidates if not is_local_host(urlsplit(c).hostname or "")]
+        candidates = _not_into_local_network(page, candidates)
         for cand in candidates:
             r = self.fetcher.fetch(cand, auth=auth if host_of(cand) == host_of(url) else None)
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
@@ -481,21 +488,17 @@ class Updater:
                 missed_to=verdict.missed_to if missed and verdict is not None else None,
                 redirect_url=result.permanent_redirect,
             )
-            # The store adopts a permanent redirect once it is confirmed; the
-            # keyring entry of a feed with a password must then follow the URL,
-            # and the scheduler the host (per-host gaps and Retry-After).
-            watch_move = bool(rec.redirect_url)
-            url_before = self.store.feed(feed.id).url if watch_move else None
             out = self.store.record_fetch(rec)
-            url_after = self.store.feed(feed.id).url if watch_move else None
+            # A confirmed permanent redirect moved the feed: the scheduler follows
+            # the host (per-host gaps and Retry-After), a password the URL.
+            old_url, new_url = out.moved_from, rec.redirect_url
             if status == "gone":
                 self._remove_from_scheduler(feed.id)
-            elif url_after != url_before and host_of(url_after or "") != host_of(url_before or ""):
+            elif old_url and new_url and host_of(old_url) != host_of(new_url):
                 self.feed_changed(feed.id)  # re-added with the state just saved
-        if feed.auth_username and url_after == rec.redirect_url != url_before:
-            assert url_before is not None and url_after is not None
+        if old_url and new_url and feed.auth_username:
             # Outside the lock: a keyring may wait for the user to unlock it.
-            self._password_follows_move(feed.id, feed.auth_username, url_before, url_after)
+            self._password_follows_move(feed.id, feed.auth_username, old_url, new_url)
         if doc is not None:
             try:
                 self._refresh_icon(feed, doc)
@@ -573,11 +576,10 @@ class Updater:
         if not favicon.icon_due(folder, feed.id, self.now()):
             return
         data: bytes | None = None
-        candidates = favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon)
-        if not is_local_host(urlsplit(feed.url).hostname or ""):
-            # The site link and <image> come from the feed: a public feed must not
-            # point our requests into the user's own network (router admin pages).
-            candidates = [c for c in candidates if not is_local_host(urlsplit(c).hostname or "")]
+        # the site link and <image> come from the feed
+        candidates = _not_into_local_network(
+            feed.url, favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon)
+        )
         for url in candidates:
             r = self.fetcher.fetch(url)  # no credentials: an icon is not the feed
             if r.status == "ok" and r.body and favicon.sniff_image(r.body):

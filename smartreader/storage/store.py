@@ -170,6 +170,7 @@ class FetchOutcome:
     new_entry_ids: tuple[int, ...]
     window_items: int
     alert_id: int | None
+    moved_from: str | None = None  # the feed's URL before this fetch moved it
 
 
 # A list of fewer entries than this is sorted by title from its feeds' own index
@@ -655,6 +656,7 @@ class Store:
         """
         new_ids: list[int] = []
         alert_id: int | None = None
+        moved_from: str | None = None
         with self._tx() as db:
             row = db.execute(
                 "SELECT capacity, redirect_url, redirect_seen, redirect_since, url, "
@@ -755,7 +757,15 @@ class Store:
                         seen >= REDIRECT_CONFIRMATIONS and rec.time - since >= REDIRECT_MIN_AGE
                     )
                     if not clash and (settled or is_https_upgrade(row["url"], rec.redirect_url)):
-                        history = [*_previous_urls(row), row["url"]][-PREVIOUS_URLS_KEPT:]
+                        moved_from = row["url"]
+                        # an address appears once (a move undone and redone), never
+                        # in its own history
+                        kept = [
+                            u
+                            for u in _previous_urls(row)
+                            if u not in (moved_from, rec.redirect_url)
+                        ]
+                        history = [*kept, moved_from][-PREVIOUS_URLS_KEPT:]
                         sets += [
                             "url = ?",
                             "previous_urls = ?",
@@ -802,7 +812,7 @@ class Store:
                     ),
                 )
                 alert_id = int(cur.lastrowid or 0)
-        return FetchOutcome(tuple(new_ids), len(rec.entries), alert_id)
+        return FetchOutcome(tuple(new_ids), len(rec.entries), alert_id, moved_from)
 
     def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
         """Which of these uids are already stored for the feed (for is_new flags)."""

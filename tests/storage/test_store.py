@@ -174,12 +174,22 @@ def test_an_https_upgrade_of_the_same_address_is_taken_at_once(store):
     for other in ("https://site.example/other", "https://www.site.example/feed?x=1"):
         store.record_fetch(FetchRecord(fid, 1.0, "ok", redirect_url=other))
         assert store.feed(fid).url == "http://site.example/feed?x=1"
-    store.record_fetch(FetchRecord(fid, 2.0, "ok", redirect_url="https://site.example/feed?x=1"))
+    out = store.record_fetch(
+        FetchRecord(fid, 2.0, "ok", redirect_url="https://site.example/feed?x=1")
+    )
+    assert out.moved_from == "http://site.example/feed?x=1"  # the caller learns of the move
     f = store.feed(fid)
     assert f.url == "https://site.example/feed?x=1"
     assert f.previous_urls == ("http://site.example/feed?x=1",)
-    store.record_fetch(FetchRecord(fid, 3.0, "ok", redirect_url="http://site.example/feed?x=1"))
+    out = store.record_fetch(
+        FetchRecord(fid, 3.0, "ok", redirect_url="http://site.example/feed?x=1")
+    )
+    assert out.moved_from is None
     assert store.feed(fid).url == "https://site.example/feed?x=1"  # never back down
+    # moved back by hand and up again: each address is listed once
+    store.update_feed(fid, url="http://site.example/feed?x=1")
+    store.record_fetch(FetchRecord(fid, 4.0, "ok", redirect_url="https://site.example/feed?x=1"))
+    assert store.feed(fid).previous_urls == ("http://site.example/feed?x=1",)
     assert is_https_upgrade("http://a.example:80/f", "https://a.example/f")
     assert not is_https_upgrade("http://a.example:8080/f", "https://a.example/f")
 
