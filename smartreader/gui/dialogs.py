@@ -251,12 +251,12 @@ class FeedPropertiesDialog(QDialog):
             lines.append(f"Site: {html.escape(feed.site_link)}")
         if feed.last_error:
             lines.append(f"Last error: {html.escape(feed.last_error)}")
-        if getattr(feed, "redirect_url", None):
+        if feed.redirect_url:
             lines.append(
                 f"The server says it moved to {html.escape(feed.redirect_url)}; "
                 "followed once that has held for a week"
             )
-        for url in reversed(getattr(feed, "previous_urls", ())):
+        for url in reversed(feed.previous_urls):
             lines.append(f"Moved from: {html.escape(url)}")
         for hint in overlaps:
             # Roitman et al. Table 2: e.g. one feed's content contained in another's
@@ -273,8 +273,9 @@ class FeedPropertiesDialog(QDialog):
         username = self.username.text().strip() or None
         password = self.password.text()
         new_url = self.url.text().strip() or feed.url
-        old_key = (feed.url, feed.auth_username) if feed.auth_username else None
-        moved = old_key is not None and old_key != (new_url, username)
+        old_user = feed.auth_username
+        # the keyring entry is keyed by address and user name
+        moved = bool(old_user) and (feed.url, old_user) != (new_url, username)
         minutes = self.min_interval.value()
         try:
             # The feed first: a refused change (an address another feed already
@@ -297,17 +298,13 @@ class FeedPropertiesDialog(QDialog):
             if username and password:
                 self.credentials.store_password(new_url, username, password)
                 if moved:
-                    assert old_key is not None and old_key[1] is not None
-                    self.credentials.delete_password(old_key[0], old_key[1])
+                    self.credentials.delete_password(feed.url, old_user)
             elif username and moved:
-                # New address or user name, password left as it was: the keyring
-                # entry is keyed by both, so it moves with them (the old entry is
-                # deleted only once the new one is kept).
-                assert old_key is not None and old_key[1] is not None
-                self.credentials.move_password(old_key[0], old_key[1], new_url, username)
+                # password left as it was: it moves with the address or user name
+                # (the old entry is deleted only once the new one is kept)
+                self.credentials.move_password(feed.url, old_user, new_url, username)
             elif moved:  # user name cleared: the password is forgotten
-                assert old_key is not None and old_key[1] is not None
-                self.credentials.delete_password(old_key[0], old_key[1])
+                self.credentials.delete_password(feed.url, old_user)
         except SmartReaderError as e:
             # The keyring refused: the address and user name go back to where the
             # password still is, so the feed keeps working; the rest is kept.
