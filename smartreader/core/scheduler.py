@@ -394,8 +394,11 @@ class Scheduler:
             return f.est.lambda_week()
         return novel_lambda(f.est, f.est_n, self.config.novel_share_k)
 
-    def _min_int(self, f: _Feed) -> float:
-        return f.min_interval if f.min_interval is not None else self.config.min_interval
+    def _min_int(self, f: _Feed, default: float | None = None) -> float:
+        """The feed's own minimum interval, else ``default`` (the configured one)."""
+        if f.min_interval is not None:
+            return f.min_interval
+        return self.config.min_interval if default is None else default
 
     def _cap(self, f: _Feed) -> int:
         if f.capacity is not None:
@@ -996,9 +999,7 @@ class Scheduler:
         peak = np.array([float(lam.reshape(7, 24).sum(1).max()) for lam in lams])
         hourly = np.stack([lam.reshape(7, 24).mean(0) for lam in lams])
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
-        ceil = np.array(
-            [DAY / (f.min_interval if f.min_interval is not None else mi) for f in feeds]
-        )
+        ceil = np.array([DAY / self._min_int(f, mi) for f in feeds])
         w = np.array([f.weight for f in feeds])
         k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day)
         k = np.maximum(k, 1e-9)
