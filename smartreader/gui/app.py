@@ -28,7 +28,7 @@ from smartreader import __version__, resources
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
-from smartreader.storage import walguard
+from smartreader.storage import backups, walguard
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +190,7 @@ class AppController:
         self._store: Any = None
         self._updater: Any = None
         self._demo: Any = None
+        self._stray_notice: QMessageBox | None = None  # shown when a stray -wal was set aside
 
     def open(self, data_dir: str | os.PathLike[str] | None, *, demo: bool = False) -> Any:
         from smartreader.gui.mainwindow import MainWindow
@@ -208,7 +209,7 @@ class AppController:
             folder = default_dir(data_dir)
             self._lock_data_dir(Path(folder))
             # before anything reads the file: a stray -wal would make it look damaged
-            stray = walguard.before_open(db_path(folder), Path(folder) / "backups")
+            stray = walguard.before_open(db_path(folder), backups.backups_dir(db_path(folder)))
             self._check_database(db_path(folder))
         store = Store(db_path(folder))
         stray = stray or store.stray_wal
@@ -289,7 +290,6 @@ class AppController:
     def _backup_if_due(self) -> None:
         """Rolling daily backups (the newest few kept); a failure is logged, not fatal."""
         from smartreader.errors import StorageError
-        from smartreader.storage import backups
 
         if self._store is None:
             return
