@@ -137,6 +137,17 @@ def updates(up: Updater, fid: int, n: int) -> list[UpdateResult]:
     return out
 
 
+def subscribed_then_moved(
+    feed_server: FeedServer, other_server: FeedServer, up: Updater, there: Handler | Reply
+) -> tuple[str, str, int]:
+    """A password feed on ``feed_server`` that then moves for good to ``other_server``,
+    which answers ``there``: (old URL, new URL, feed id)."""
+    old, new = feed_server.url("/feed"), other_server.url("/feed")
+    feed_server.route("/feed", moves_after_first_fetch(new))
+    other_server.route("/feed", there)
+    return old, new, up.subscribe(with_user(old))
+
+
 def errors_of(results: list[UpdateResult]) -> list[str | None]:
     return [r.error for r in results if r.status not in ("ok", "not_modified")]
 
@@ -218,11 +229,8 @@ def test_a_move_to_another_site_that_asks_for_a_password_is_a_clear_error(
     memory_keyring: MemoryKeyring,
     app: tuple[Store, Updater],
 ) -> None:
-    old, new = feed_server.url("/feed"), other_server.url("/feed")
-    feed_server.route("/feed", moves_after_first_fetch(new))
-    other_server.route("/feed", protected(GOOD))
     store, up = app
-    fid = up.subscribe(with_user(old))
+    old, new, fid = subscribed_then_moved(feed_server, other_server, up, protected(GOOD))
 
     results = updates(up, fid, REDIRECT_CONFIRMATIONS + 1)
 
@@ -247,11 +255,9 @@ def test_a_move_to_another_site_never_takes_the_password_there(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING, logger="smartreader")
-    old, new = feed_server.url("/feed"), other_server.url("/feed")
-    feed_server.route("/feed", moves_after_first_fetch(new))
-    other_server.route("/feed", Reply(body=GOOD))  # the new site serves it to anyone
     store, up = app
-    fid = up.subscribe(with_user(old))
+    # the new site serves it to anyone
+    old, new, fid = subscribed_then_moved(feed_server, other_server, up, Reply(body=GOOD))
 
     results = updates(up, fid, REDIRECT_CONFIRMATIONS + 2)
 
