@@ -571,9 +571,11 @@ class DelayBudgetChart(_Chart):
             p.setPen(QPen(c["grid"], 1))
             p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
             p.setPen(c["muted"])
+            # centred on the tick, kept inside the widget (the last one was cut)
+            left = min(max(x - 30, 0.0), self.width() - 62.0)
             p.drawText(
-                QRectF(x - 30, plot.bottom() + 3, 60, line_h),
-                Qt.AlignmentFlag.AlignCenter,
+                QRectF(left, plot.bottom() + 3, 60, line_h),
+                Qt.AlignmentFlag.AlignCenter if left == x - 30 else Qt.AlignmentFlag.AlignRight,
                 f"{b:g}",
             )
         p.setPen(c["muted"])
