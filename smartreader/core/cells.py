@@ -127,15 +127,19 @@ class _Search:
         self.owner = own.reshape(self.owner.shape)
         return n
 
+    def candidates(self, s: int) -> tuple[IntArray, FloatArray, int]:
+        """Times of day slot ``s`` may move to, a cost added to each, and the index
+        of its present time among them (here: anywhere, at no cost)."""
+        return np.arange(self.dayb), np.zeros(self.dayb), int(self.tau[s])
+
     def slot_sweep(self) -> int:
-        cand = np.arange(self.dayb)
         moved = 0
         for s in range(self.tau.size):
             feeds = set(self.owner[:, s].tolist()) - {-1}
             if not feeds:
                 continue
+            cand, tot, cur = self.candidates(s)
             pos = self.pos()
-            tot = np.zeros(cand.size)
             for i in feeds:
                 mine = self.owner == i
                 days = np.argwhere(mine)[:, 0]
@@ -147,9 +151,9 @@ class _Search:
                     srt = np.sort(rows, axis=1)
                     wrap = np.concatenate((srt[:, 1:], srt[:, :1] + self.g), axis=1) - srt
                     tot[(wrap < self.gaps[i]).any(1)] = np.inf
-            best = int(cand[int(np.argmin(tot))])
-            if best != self.tau[s] and tot[best] < tot[self.tau[s]] - 1e-9:
-                self.tau[s] = best
+            best = int(np.argmin(tot))
+            if best != cur and tot[best] < tot[cur] - 1e-9:
+                self.tau[s] = cand[best]
                 moved += 1
         return moved
 
