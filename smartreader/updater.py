@@ -396,9 +396,41 @@ class Updater:
         result = self.fetcher.fetch(
             feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
         )
+        target = self._moved_away_to(feed, result)
+        if target is not None:
+            # The old address is gone (404/410) after announcing a permanent move
+            # that was not confirmed yet: the target is tried at once and taken if
+            # it answers (research §3.2). One request beyond the plan, once per move.
+            moved = self.fetcher.fetch(
+                target, auth=auth if credentials_may_follow(feed.url, target) else None
+            )
+            if moved.status in ("ok", "not_modified"):
+                return self._finish(feed, moved, manual=manual, adopt=target)
+            result = replace(
+                result,
+                error=f"{result.error}; the address it was moving to "
+                f"({credentials.redact(target)}) failed too: {moved.error}",
+            )
         # Even when cancelled meanwhile, a fetch that happened is recorded so the
         # budget and validators stay honest.
         return self._finish(feed, result, manual=manual)
+
+    def _moved_away_to(self, feed: Feed, result: FetchResult) -> str | None:
+        """The pending permanent-redirect target to take now: the feed's own
+        address answered 404/410 itself (no redirect), and no other feed has the
+        target already."""
+        target = feed.redirect_url
+        if (
+            target is None
+            or target == feed.url
+            or result.status not in ("error", "gone")
+            or result.http_status not in (404, 410)
+            or result.redirects
+        ):
+            return None
+        with self._lock:
+            other = self.store.feed_id_by_url(target)
+        return target if other is None or other == feed.id else None
 
     def _record_error(self, feed: Feed, message: str, manual: bool) -> UpdateResult:
         now = self.now()
@@ -416,8 +448,11 @@ class Updater:
     def _scheduled(self, feed_id: int) -> bool:
         return feed_id in self._scheduled_ids
 
-    def _finish(self, feed: Feed, result: FetchResult, *, manual: bool) -> UpdateResult:
-        """Parse (off the lock), then teach the scheduler and store atomically."""
+    def _finish(
+        self, feed: Feed, result: FetchResult, *, manual: bool, adopt: str | None = None
+    ) -> UpdateResult:
+        """Parse (off the lock), then teach the scheduler and store atomically.
+        ``adopt``: the feed moves to this address now (its old one is gone)."""
         status = result.status
         error = result.error
         doc: ParsedFeed | None = None
@@ -486,7 +521,8 @@ class Updater:
                 missed_estimate=missed,
                 missed_from=verdict.missed_from if missed and verdict is not None else None,
                 missed_to=verdict.missed_to if missed and verdict is not None else None,
-                redirect_url=result.permanent_redirect,
+                redirect_url=adopt or result.permanent_redirect,
+                redirect_adopt=adopt is not None,
             )
             out = self.store.record_fetch(rec)
             # A confirmed permanent redirect moved the feed: the scheduler follows

@@ -163,6 +163,9 @@ class FetchRecord:
     missed_from: float | None = None
     missed_to: float | None = None
     redirect_url: str | None = None  # permanent redirect target seen this time
+    # the old address answered 404/410 and this fetch reached the pending target
+    # (``redirect_url``) directly: it is taken now, confirmed or not (§3.2)
+    redirect_adopt: bool = False
 
 
 @dataclass(frozen=True)
@@ -756,7 +759,11 @@ class Store:
                     settled = (
                         seen >= REDIRECT_CONFIRMATIONS and rec.time - since >= REDIRECT_MIN_AGE
                     )
-                    if not clash and (settled or is_https_upgrade(row["url"], rec.redirect_url)):
+                    if not clash and (
+                        settled
+                        or rec.redirect_adopt
+                        or is_https_upgrade(row["url"], rec.redirect_url)
+                    ):
                         moved_from = row["url"]
                         # an address appears once (a move undone and redone), never
                         # in its own history

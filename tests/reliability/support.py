@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,3 +112,20 @@ def files_containing(root: Path, needle: bytes) -> list[Path]:
     """Every file under ``root`` whose bytes contain ``needle`` (any case)."""
     low = needle.lower()
     return [p for p in root.rglob("*") if p.is_file() and low in p.read_bytes().lower()]
+
+
+@contextmanager
+def store_and_updater(path: Path, clock: Callable[[], float]) -> Iterator[tuple[Any, Any]]:
+    """A real Store at ``path`` and an Updater whose fetcher and scheduler read
+    ``clock``; both closed afterwards."""
+    from smartreader.net.fetch import Fetcher
+    from smartreader.storage.store import Store
+    from smartreader.updater import Updater
+
+    store = Store(path)
+    up = Updater(store, fetcher=Fetcher(trust_env=False, now=clock), now=clock)
+    try:
+        yield store, up
+    finally:
+        up.close()
+        store.close()

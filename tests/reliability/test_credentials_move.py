@@ -22,12 +22,11 @@ import keyring.errors
 import pytest
 
 from smartreader.net.credentials import SERVICE
-from smartreader.net.fetch import Fetcher
 from smartreader.storage.store import REDIRECT_CONFIRMATIONS, REDIRECT_MIN_AGE, Store
 from smartreader.updater import Updater, UpdateResult
 from tests.httpserver import FeedServer, RecordedRequest, Reply
 from tests.keyrings import MemoryKeyring, installed
-from tests.reliability.support import files_containing, item, rss
+from tests.reliability.support import files_containing, item, rss, store_and_updater
 
 USER = "alice"
 PASSWORD = "Pw-2b9e41c7-SECRET"
@@ -119,14 +118,8 @@ STEP = REDIRECT_MIN_AGE / (REDIRECT_CONFIRMATIONS - 1)
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[tuple[Store, Updater]]:
-    store = Store(tmp_path / "db.sqlite3")
-    clock = Clock()
-    up = Updater(store, fetcher=Fetcher(trust_env=False, now=clock), now=clock)
-    try:
-        yield store, up
-    finally:
-        up.close()
-        store.close()
+    with store_and_updater(tmp_path / "db.sqlite3", Clock()) as app:
+        yield app
 
 
 def updates(up: Updater, fid: int, n: int) -> list[UpdateResult]:
