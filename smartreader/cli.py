@@ -147,8 +147,10 @@ class _Progress:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.errors = 0
+        self.results: list[UpdateResult] = []  # every feed's, in the order they finished
 
     def __call__(self, done: int, total: int, res: UpdateResult) -> None:
+        self.results.append(res)
         if res.status in ("error", "gone"):
             self.errors += 1
         if not self.tty:
@@ -256,28 +258,35 @@ def cmd_update(args: argparse.Namespace) -> int:
         start = time.monotonic()
         try:
             if args.due:
-                results = up.run_due(progress=progress)
+                up.run_due(progress=progress)
             else:
-                results = up.update(args.feeds or None, manual=True, progress=progress)
+                up.update(args.feeds or None, manual=True, progress=progress)
         finally:
             up.close()
-        new = sum(r.new_entries for r in results)
-        failed = [r for r in results if r.status in ("error", "gone", "rate_limited")]
-        print(
-            f"updated {len(results)} feeds in {time.monotonic() - start:.1f} s: "
-            f"{new} new entries, {len(failed)} failed"
-        )
-        for r in failed:
-            print(
-                f"  [{r.feed_id}] {store.feed(r.feed_id).display_title}: {r.error}", file=sys.stderr
-            )
-        for r in results:
-            if r.missed_estimate > 0:
-                print(
-                    f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "
-                    "(more were published than the feed shows); checks will be more frequent"
-                )
+            # also when the database failed part of the run: what did happen is
+            # reported before the error (which main prints, exiting non-zero)
+            _report_update(store, progress.results, time.monotonic() - start)
     return 0
+
+
+def _report_update(store: Store, results: list[UpdateResult], elapsed: float) -> None:
+    new = sum(r.new_entries for r in results)
+    failed = [r for r in results if r.status in ("error", "gone", "rate_limited")]
+    print(
+        f"updated {len(results)} feeds in {elapsed:.1f} s: {new} new entries, {len(failed)} failed"
+    )
+    for r in failed:
+        try:
+            name = store.feed(r.feed_id).display_title
+        except SmartReaderError:  # deleted meanwhile, or the database unreadable
+            name = f"feed {r.feed_id}"
+        print(f"  [{r.feed_id}] {name}: {r.error}", file=sys.stderr)
+    for r in results:
+        if r.missed_estimate > 0:
+            print(
+                f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "
+                "(more were published than the feed shows); checks will be more frequent"
+            )
 
 
 def cmd_feeds(args: argparse.Namespace) -> int:

@@ -415,6 +415,44 @@ def test_a_write_locked_out_fails_that_feed_only_and_the_run_goes_on(
         store.close()
 
 
+def test_cli_update_reports_every_feed_before_the_database_error(
+    tmp_path: Path, feed_server: FeedServer, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """The same locked-out write from ``smartreader update``: the per-feed summary
+    (what was stored, which feed failed and why) is printed, then the database
+    error, and the exit code is non-zero. Before, only the error was printed."""
+    import functools
+
+    import smartreader.storage
+    from smartreader import cli
+
+    data = tmp_path / "data"
+    feed_server.route("/a.xml", Reply(body=rss(item("a1") + item("a2"))))
+    feed_server.route("/b.xml", Reply(body=rss(item("b1") + item("b2") + item("b3")), delay=3.0))
+    for path in ("/a.xml", "/b.xml"):
+        assert cli.main(["--data-dir", str(data), "add", feed_server.url(path)]) == 0
+    feed_server.route("/a.xml", Reply(body=rss(item("a3") + item("a1") + item("a2"))))
+    capsys.readouterr()
+    # the CLI's store gives up on the lock after 0.5 s instead of 10 s
+    monkeypatch.setattr(
+        smartreader.storage, "Store", functools.partial(smartreader.storage.Store, busy_timeout=0.5)
+    )
+    db = data / "smartreader.sqlite3"
+    with spawn(HOLD_LOCK, str(db), "1.5") as proc:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("locked")
+        code = cli.main(["--data-dir", str(data), "update"])
+        proc.wait(timeout=10)
+    out, err = capsys.readouterr()
+
+    assert code == 1
+    assert "updated 2 feeds" in out and "1 failed" in out
+    lines = err.splitlines()
+    failed = [ln for ln in lines if ln.startswith("  [1] ")]
+    assert len(failed) == 1 and ("lock" in failed[0] or "busy" in failed[0])
+    assert lines[-1].startswith("smartreader: ")  # the error itself, last
+    assert err.index(failed[0]) < err.index(lines[-1])
+
+
 @pytest.mark.slow
 def test_locked_database_at_startup_is_a_clear_error(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite3"
