@@ -10,9 +10,14 @@ with no ``-shm`` beside it, cannot be ours: it is moved aside into the backups
 folder, never applied, never deleted. Left alone, for SQLite to apply as usual:
 without the marker (a crash, a kill) the WAL is ours; if the database file itself
 changed (replaced, perhaps together with its own WAL) the pair belongs together;
-and with a ``-shm`` another program (a database browser, the sqlite3 shell) may
-have the database open right now and be writing that WAL: moving it from under
-that program would lose what it wrote (it fails with disk I/O errors).
+and when another program (a database browser, the sqlite3 shell) has the database
+open right now and may be writing that WAL: moving it from under that program
+would lose what it wrote (it fails with disk I/O errors). Such a program holds
+locks on the ``-shm`` (every SQLite connection in WAL mode keeps a read lock on it
+while open); a ``-shm`` nobody holds a lock on is as stray as the WAL it came
+with, and both are set aside. Locks are read from ``/proc/locks`` (Linux), which
+needs no file descriptor on the ``-shm`` (closing one would drop this process's
+own SQLite locks on it); where it cannot be read, a ``-shm`` counts as in use.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ log = logging.getLogger(__name__)
 
 WAL_HEADER = 32  # bytes; a WAL this short holds no frames (nothing to apply)
 _PROBE = 4096
+PROC_LOCKS = Path("/proc/locks")
 
 
 def _marker(db: Path) -> Path:
@@ -50,6 +56,24 @@ def file_identity(db: Path) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{h.hexdigest()}"
 
 
+def locked_by_anyone(*files: Path) -> bool:
+    """Whether any process (this one too) holds a lock on one of ``files``, from
+    ``/proc/locks``; True when that cannot be told. Matched by inode number alone:
+    a match from another file system only makes the answer more careful."""
+    try:
+        inodes = {str(f.stat().st_ino) for f in files if f.exists()}
+        table = PROC_LOCKS.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True
+    for line in table.splitlines():
+        # "1: POSIX  ADVISORY  READ 28261 fe:00:2146454 128 128" (waiters add "->")
+        for field in line.split():
+            parts = field.split(":")
+            if len(parts) == 3 and parts[2] in inodes:
+                return True
+    return False
+
+
 def before_open(db: Path, backups: Path) -> Path | None:
     """Call before opening ``db`` to write. Returns the folder a stray WAL was
     moved into, or None. The marker is removed either way: from now on the
@@ -62,14 +86,16 @@ def before_open(db: Path, backups: Path) -> Path | None:
         wal, shm = _wal(db), db.with_name(db.name + "-shm")
         if (
             wal.exists()
-            and not shm.exists()
             and wal.stat().st_size > WAL_HEADER
             and db.exists()
             and marker.read_text(encoding="utf-8").strip() == file_identity(db)
+            and not (shm.exists() and locked_by_anyone(shm, db))
         ):
             moved = backups / time.strftime("stray-wal-%Y%m%d-%H%M%S")
             moved.mkdir(parents=True, exist_ok=True)
             os.replace(wal, moved / wal.name)
+            if shm.exists():  # its index, kept with it (SQLite would rebuild one)
+                os.replace(shm, moved / shm.name)
             log.warning(
                 "%s was closed cleanly, but a write-ahead log appeared next to it since "
                 "(from another copy of the database?); it was not applied and is kept in %s",

@@ -23,7 +23,7 @@ import pytest
 
 from smartreader.core.models import ParsedEntry
 from smartreader.errors import DatabaseTooNewError, StorageError
-from smartreader.storage import backups, recovery
+from smartreader.storage import backups, recovery, walguard
 from smartreader.storage.schema import SCHEMA_VERSION
 from smartreader.storage.store import FetchRecord, Store
 from tests.httpserver import FeedServer, Reply
@@ -566,6 +566,7 @@ def _wal_of_another_database(tmp_path: Path) -> tuple[Path, Path]:
     main, wal = tmp_path / "their.sqlite3", tmp_path / "their.sqlite3-wal"
     main.write_bytes(other.read_bytes())
     wal.write_bytes(Path(str(other) + "-wal").read_bytes())
+    (tmp_path / "their.sqlite3-shm").write_bytes(Path(str(other) + "-shm").read_bytes())
     o.close()
     return main, wal
 
@@ -588,6 +589,62 @@ def test_a_stray_wal_from_another_database_is_set_aside_not_applied(tmp_path: Pa
         assert kept.read_bytes() == their_wal.read_bytes()  # nothing lost either
     with Store(db) as again:  # the next open is an ordinary one
         assert again.stray_wal is None and again.entry_count() == 50
+
+
+def test_a_stray_wal_with_its_shm_is_set_aside_when_nobody_has_it_open(tmp_path: Path) -> None:
+    """Row 53 when the -wal arrives with its -shm (a folder copied while the other
+    database was open): no program holds a lock on that -shm, so neither is live;
+    both are moved into backups/, byte for byte, and our data stays."""
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    _, their_wal = _wal_of_another_database(tmp_path)
+    their_shm = tmp_path / "their.sqlite3-shm"
+    stray, shm = Path(str(db) + "-wal"), Path(str(db) + "-shm")
+    stray.write_bytes(their_wal.read_bytes())
+    shm.write_bytes(their_shm.read_bytes())
+    assert not walguard.locked_by_anyone(shm, db)
+    with Store(db) as store:
+        assert [f.url for f in store.feeds()] == ["https://x.example/feed"]
+        assert store.entry_count() == 50 and store.integrity_check() == "ok"
+        assert store.stray_wal is not None
+        assert (store.stray_wal / stray.name).read_bytes() == their_wal.read_bytes()
+        assert (store.stray_wal / shm.name).read_bytes() == their_shm.read_bytes()
+
+
+def test_a_shm_counts_as_in_use_when_locks_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without /proc/locks (another OS, a locked-down sandbox) nothing tells a stale
+    -shm from a live one: the WAL is left to SQLite, as before row 53's fix."""
+    monkeypatch.setattr(walguard, "PROC_LOCKS", tmp_path / "no-such-file")
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    _, their_wal = _wal_of_another_database(tmp_path)
+    Path(str(db) + "-wal").write_bytes(their_wal.read_bytes())
+    Path(str(db) + "-shm").write_bytes((tmp_path / "their.sqlite3-shm").read_bytes())
+    assert walguard.locked_by_anyone(db)
+    with Store(db) as store:
+        assert store.stray_wal is None
+    assert not (tmp_path / "backups").exists()
+
+
+def test_lock_table_lines_are_matched_by_inode(tmp_path: Path, monkeypatch) -> None:
+    f, g = tmp_path / "a", tmp_path / "b"
+    f.write_bytes(b"x")
+    g.write_bytes(b"y")
+    table = tmp_path / "locks"
+    monkeypatch.setattr(walguard, "PROC_LOCKS", table)
+    ino = f.stat().st_ino
+    for line, expected in [
+        (f"1: POSIX  ADVISORY  READ 28261 fe:00:{ino} 128 128", True),
+        (f"1: -> POSIX  ADVISORY  WRITE 28262 fe:00:{ino} 128 128", True),
+        (f"2: OFDLCK ADVISORY  WRITE -1 08:02:{ino} 0 EOF", True),
+        (f"3: FLOCK  ADVISORY  WRITE 99 08:02:{ino}1 0 EOF", False),
+        ("", False),
+    ]:
+        table.write_text(line + "\n", encoding="ascii")
+        assert walguard.locked_by_anyone(f) is expected, line
+        assert walguard.locked_by_anyone(g) is False
 
 
 def test_a_database_replaced_with_its_own_wal_is_left_to_sqlite(tmp_path: Path) -> None:
