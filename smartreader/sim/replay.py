@@ -92,7 +92,10 @@ def make_policy(
     measure_from: float,
     end: float,
     config: SchedulerConfig | None = None,
+    oracle_lambdas: dict[str, FloatArray] | None = None,
 ) -> Policy:
+    """``oracle_lambdas``: what ``oracle`` knows instead of the λ measured over
+    [measure_from, end) (e.g. a synthetic trace's generating λ)."""
     feeds = sorted(trace)
     if name == "smart":
         return SchedulerPolicy("smart", feeds, budget, start, config=config)
@@ -101,7 +104,7 @@ def make_policy(
             "sia-offline", feeds, budget, start, freeze_at=measure_from, config=config
         )
     if name == "oracle":
-        lams = true_lambdas(trace, measure_from, end)
+        lams = oracle_lambdas or true_lambdas(trace, measure_from, end)
         return SchedulerPolicy("oracle", feeds, budget, start, lambdas=lams, config=config)
     if name.startswith("smart-"):  # diagnostics: smart with other knowledge (sim/limits.py)
         from smartreader.sim.limits import InformationPolicy
@@ -127,6 +130,7 @@ def replay(
     end: float | None = None,
     fetch_log: list[tuple[str, float, int, float]] | None = None,
     config: SchedulerConfig | None = None,
+    oracle_lambdas: dict[str, FloatArray] | None = None,
 ) -> ReplayResult:
     import time as _time
 
@@ -136,7 +140,9 @@ def replay(
         end = default_end
     measure_from = start + warmup_days * DAY
     world = World(trace, capacities)
-    policy = make_policy(policy_name, trace, budget, start, measure_from, end, config)
+    policy = make_policy(
+        policy_name, trace, budget, start, measure_from, end, config, oracle_lambdas
+    )
     now = start
     fetches = 0
     alerts = 0

@@ -53,10 +53,25 @@ def generate(
     start: float = MONDAY0 + 2926 * WEEK,
 ) -> tuple[dict[str, FloatArray], dict[str, int]]:
     """Return (trace, capacities) like the loaders in :mod:`smartreader.sim.world`."""
+    trace, caps, _lams = generate_with_lambdas(n_feeds, weeks, seed=seed, start=start)
+    return trace, caps
+
+
+def generate_with_lambdas(
+    n_feeds: int,
+    weeks: int = 12,
+    *,
+    seed: int = 0,
+    start: float = MONDAY0 + 2926 * WEEK,
+) -> tuple[dict[str, FloatArray], dict[str, int], dict[str, FloatArray]]:
+    """:func:`generate` plus each feed's generating λ: expected items per hour in
+    each of the week's 168 hours (what ``replay.true_lambdas`` would measure
+    over infinitely many weeks)."""
     rng = np.random.default_rng(seed)
     rates = np.clip(0.3 * (rng.pareto(1.2, n_feeds) + 1.0) ** 1.3, 0.05, 200.0)
     trace: dict[str, FloatArray] = {}
     caps: dict[str, int] = {}
+    lams: dict[str, FloatArray] = {}
     for i in range(n_feeds):
         kind = SHAPES[int(rng.integers(0, len(SHAPES)))]
         bursty = rng.random() < 0.3
@@ -71,4 +86,5 @@ def generate(
             t = np.repeat(np.floor(t), sizes)
         trace[f"syn{i:05d}"] = np.sort(t)
         caps[f"syn{i:05d}"] = int(rng.choice([10, 20, 20, 20, 50]))
-    return trace, caps
+        lams[f"syn{i:05d}"] = prof * rates[i] * 7.0  # a slot is one hour a week
+    return trace, caps, lams

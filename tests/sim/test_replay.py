@@ -9,7 +9,7 @@ from smartreader.core.scheduler import Scheduler
 from smartreader.sim.cli import load
 from smartreader.sim.policies import POLICIES, SchedulerPolicy
 from smartreader.sim.replay import make_policy, replay, true_lambdas
-from smartreader.sim.synthetic import SHAPES, generate
+from smartreader.sim.synthetic import SHAPES, generate, generate_with_lambdas
 from tests.shared import TRACES
 
 PORTFOLIO = TRACES / "dev-portfolio.csv"
@@ -73,3 +73,44 @@ def test_real_trace_smart_vs_baselines_at_the_same_budget():
     assert s.mean_delay_min < so.mean_delay_min
     assert s.missed <= f.missed
     assert s.precision >= 0.85 and s.recall >= 0.85
+
+
+def test_the_generating_lambdas_are_what_the_posts_average_to():
+    trace, caps, lams = generate_with_lambdas(8, weeks=40, seed=7)
+    plain, plain_caps = generate(8, weeks=40, seed=7)
+    assert all(np.array_equal(trace[k], plain[k]) for k in trace) and caps == plain_caps
+    start = min(a.min() for a in trace.values() if a.size)
+    start = np.floor(start / 86400.0) * 86400.0
+    measured = true_lambdas(trace, start, start + 40 * 604800.0)
+    for fid, lam in lams.items():
+        assert lam.shape == (168,) and (lam >= 0).all()
+        total = lam.sum() * 40
+        if total > 400:  # enough posts for the weekly total to be within 15 %
+            assert measured[fid].sum() == pytest.approx(lam.sum(), rel=0.15)
+            # the busiest hours by λ hold more posts than the quietest ones
+            order = np.argsort(lam)
+            assert measured[fid][order[-24:]].sum() > measured[fid][order[:24]].sum()
+
+
+def test_oracle_can_be_given_the_lambdas_it_plans_by():
+    """``oracle_lambdas`` replaces what the oracle knows (not the λ measured over
+    the span): told that every feed posts at 15:00 UTC, it plans a fetch just
+    after."""
+    trace, _caps = generate(3, weeks=4, seed=2)
+    start, end = 0.0, 28 * 86400.0
+    day = np.zeros(24)
+    day[15] = 5.0
+    told = dict.fromkeys(trace, np.tile(day, 7))
+    pol = make_policy("oracle", trace, 6.0, start, start + 7 * 86400.0, end, None, told)
+    plain = make_policy("oracle", trace, 6.0, start, start + 7 * 86400.0, end)
+    assert isinstance(pol, SchedulerPolicy) and isinstance(plain, SchedulerPolicy)
+
+    def share_at_15(lam: tuple[float, ...]) -> float:
+        week = np.asarray(lam).reshape(7, 24)
+        return float(week[:, 15].sum() / week.sum())
+
+    for fid in trace:
+        ex = pol.sched.explain(fid, start)
+        assert share_at_15(ex.lambda_week) > 0.9
+        assert share_at_15(plain.sched.explain(fid, start).lambda_week) < 0.5
+        assert 16 in {int(t % 86400.0 // 3600.0) for t in ex.planned}
