@@ -27,7 +27,7 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -233,7 +233,7 @@ def _cell_mode() -> Any:
         if cp is None or f.err_count:
             return float(orig[0](self, f, t0))
         mi = self._min_int(f)
-        nxt = max(_next_point(cp, t0 + mi), f.not_before, self._host_block.get(f.host, -1e300))
+        nxt = max(_next_point(cp, t0 + mi), f.not_before, self._host_block.get(f.host, -math.inf))
         return float(self._skip_ok(f, nxt))
 
     def due(self: Any, now: float) -> Any:
@@ -272,7 +272,7 @@ def token_cell_replay(args: tuple[str, float, float, bool]) -> tuple[float, int,
 
     sched_mod.Scheduler.due = due  # type: ignore[method-assign]
     try:
-        with _cell_mode() if cells else _no_change():
+        with _cell_mode() if cells else nullcontext():
             r = rp.replay(
                 trace,
                 caps,
@@ -286,11 +286,6 @@ def token_cell_replay(args: tuple[str, float, float, bool]) -> tuple[float, int,
         sched_mod.Scheduler.due = orig_due  # type: ignore[method-assign]
     lt = np.array(late[len(late) // 6 :])  # past the cold start's first days
     return r.mean_delay_min, r.missed, r.fetches_per_day, float((lt > 60).mean())
-
-
-@contextmanager
-def _no_change() -> Any:
-    yield
 
 
 def main() -> int:

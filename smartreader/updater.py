@@ -428,8 +428,7 @@ class Updater:
             or result.redirects
         ):
             return None
-        with self._lock:
-            other = self.store.feed_id_by_url(target)
+        other = self.store.feed_id_by_url(target)
         return target if other is None or other == feed.id else None
 
     def _record_error(self, feed: Feed, message: str, manual: bool) -> UpdateResult:

@@ -21,6 +21,7 @@ from smartreader.updater import Updater
 from tests.httpserver import FeedServer, RecordedRequest, Reply
 from tests.keyrings import MemoryKeyring, installed
 from tests.reliability.support import item, rss, store_and_updater
+from tests.reliability.test_credentials_move import BASIC, PASSWORD, account, protected, with_user
 
 OLD_ITEMS = rss(item("a", "A") + item("b", "B"))
 NEW_ITEMS = rss(item("a", "A") + item("b", "B") + item("c", "C"))
@@ -153,14 +154,6 @@ def test_a_target_another_feed_already_has_is_not_taken(
 def test_a_password_feed_moves_with_its_password_when_its_old_address_dies(
     feed_server: FeedServer, app: tuple[Store, Updater]
 ) -> None:
-    from tests.reliability.test_credentials_move import (
-        BASIC,
-        PASSWORD,
-        account,
-        protected,
-        with_user,
-    )
-
     store, up = app
     old, new = feed_server.url("/old"), feed_server.url("/new")
     inner = announces_move_then_dies("/new", 404)
