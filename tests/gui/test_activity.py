@@ -3,17 +3,18 @@ with history, its plan and fetch log; and every feed in the overview."""
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
 
 import pytest
 from PySide6.QtCore import Qt
 
-from smartreader.core.models import ParsedEntry
+from smartreader.core.models import FetchObservation, ItemSighting, ParsedEntry
 from smartreader.core.rhythm import to_local_slots
+from smartreader.core.scheduler import Scheduler, SchedulerConfig
 from smartreader.gui.activity import ActivityPanel
+from smartreader.gui.charts import humanize_duration, humanize_in
 from smartreader.storage.store import FetchRecord, Store
+from smartreader.updater import Updater
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -21,48 +22,24 @@ pytestmark = [
 ]
 
 
-@dataclass(frozen=True)
-class Ex:
-    feed_id: int
-    rate_per_day: float
-    lambda_week: tuple
-    observed_week: tuple
-    periodicity: float
-    share_per_day: float
-    planned: tuple
-    expected_delay_s: float
-    capacity: int | None
-    notes: tuple
+DAY = 86400.0
 
 
-@dataclass(frozen=True)
-class Summary:
-    budget_per_day: float
-    planned_per_day: float
-    expected_mean_delay_s: float
-    fixed_interval_mean_delay_s: float
-    feeds_starved: tuple
-    notes: tuple
-
-
-class FakeUpdater:
-    def __init__(self, now):
-        self.now = now
-
-    def budget(self):
-        return 200.0
-
-    def requests_today(self):
-        return 17
-
-    def explain(self, fid):
-        lam = tuple(0.1 + math.exp(-(((i % 24) - 9) ** 2) / 6) for i in range(168))
-        obs = tuple(round(3 * v) for v in lam)
-        planned = tuple(self.now + 3600 * k for k in range(1, 6))
-        return Ex(fid, sum(lam) / 7, lam, obs, 0.8, 12.0, planned, 1800.0, 20, ("busy mornings",))
-
-    def summary(self):
-        return Summary(200.0, 190.0, 1500.0, 3600.0, (2,), ())
+def _learned_state(now: float, per_day: int, at_hour: int, window: int) -> dict:
+    """What the real scheduler learns from three weeks of daily fetches of a feed
+    that posts ``per_day`` items around ``at_hour`` UTC and lists its newest
+    ``window``, as the store keeps it."""
+    t0 = (now - 21 * DAY) // DAY * DAY
+    sched = Scheduler(SchedulerConfig(budget_per_day=200.0), t0)
+    sched.add_feed("f", host="127.0.0.1")
+    posted: list[tuple[str, float]] = []
+    for d in range(21):
+        day = t0 + d * DAY
+        posted += [(f"{d}-{k}", day + at_hour * 3600 + k * 1200 / per_day) for k in range(per_day)]
+        shown = posted[-window:]
+        items = tuple(ItemSighting(uid, p, uid.startswith(f"{d}-")) for uid, p in shown)
+        sched.observe("f", FetchObservation(day + (at_hour + 3) * 3600, "ok", items))
+    return sched.export_state("f")
 
 
 @pytest.fixture
@@ -93,11 +70,31 @@ def _history(store: Store, now: float) -> list[int]:
     return ids
 
 
-def test_feed_view_plots_the_explanation(qtbot, store):
+@pytest.fixture
+def updater_on(store):
+    """The real updater on the store's feeds [alpha, beta]: alpha posts 3 items a
+    day around 09:00 UTC and lists 10, beta 60 around 14:00 and lists 20 (each
+    fetch loses 40); the store holds what the scheduler learned of them."""
+    made: list[Updater] = []
+
+    def make(now: float, ids: list[int], budget: float = 200.0) -> Updater:
+        store.set_setting("budget_per_day", budget)
+        store.save_scheduler_state(
+            {ids[0]: _learned_state(now, 3, 9, 10), ids[1]: _learned_state(now, 60, 14, 20)}
+        )
+        made.append(Updater(store, now=lambda: now))
+        return made[-1]
+
+    yield make
+    for up in made:
+        up.close()
+
+
+def test_feed_view_plots_the_explanation(qtbot, store, updater_on):
     now = time.time()
-    fid, _ = _history(store, now)
-    up = FakeUpdater(now)
-    panel = ActivityPanel(store, up)
+    fid, other = _history(store, now)
+    up = updater_on(now, [fid, other])
+    panel = ActivityPanel(store, up, now=lambda: now)
     qtbot.addWidget(panel)
     panel.resize(900, 800)
     panel.show()
@@ -109,16 +106,21 @@ def test_feed_view_plots_the_explanation(qtbot, store):
     ys = [y for _, y in chart.curve_points()]
     assert len(ys) == 168 and any(ys)
     assert ys == pytest.approx(to_local_slots(ex.lambda_week, chart.utc_offset_s))
+    # the learned curve peaks at the posting hour (09 UTC), and the observed bars too
+    assert max(range(168), key=lambda i: ex.lambda_week[i]) % 24 == 9
     assert any(v > 0 for v in chart.bar_values())
+    upcoming = sorted(t for t in ex.planned if t >= now - 60)
+    assert upcoming, "the scheduler plans fetches"
     assert len(chart.planned_positions()) == len(ex.planned)
-    assert view.planned.count() == len(ex.planned)
-    assert view.planned.item(0).text().endswith("in 1 h")
-    assert view.rate.value.text() == f"{ex.rate_per_day:.2f}"
-    assert view.delay.value.text() == "30 min"
-    # the fake's morning peak is a strong daily rhythm, named in local time
+    assert view.planned.count() == min(12, len(upcoming))
+    assert view.planned.item(0).text().endswith(humanize_in(upcoming[0], now))
+    # three weeks of 3 items a day: the estimate is near 3/day
+    assert 2.0 < float(view.rate.value.text()) < 4.0
+    assert view.delay.value.text() == humanize_duration(ex.expected_delay_s)
+    # one burst a day at the same hour is a strong daily rhythm, named in local time
     assert view.periodicity.value.text() == "Strong"
     assert view.periodicity.detail.text().startswith("busiest ")
-    assert "0.80" in view.periodicity.toolTip()
+    assert f"{ex.periodicity:.2f}" in view.periodicity.toolTip()
     # Fetch log: newest first, 304 visible, the error in the error colour.
     t = view.log_table
     assert [t.item(r, 1).text() for r in range(3)] == ["error", "not modified", "ok"]
@@ -126,15 +128,16 @@ def test_feed_view_plots_the_explanation(qtbot, store):
     assert t.item(0, 5).text() == "HTTP 503"
     err = t.item(0, 1).foreground().color()
     assert err.red() > err.green() and err.red() > err.blue()
-    assert "busy mornings" in view.notes.text()
     img = chart.grab().toImage()
     assert img.width() > 300  # paints without error
 
 
-def test_overview_lists_every_feed_sorted_with_summary(qtbot, store):
+def test_overview_lists_every_feed_sorted_with_summary(qtbot, store, updater_on):
     now = time.time()
     ids = _history(store, now)
-    panel = ActivityPanel(store, FakeUpdater(now))
+    # one request a day cannot keep up with beta's 60 items a day in a 20-item window
+    up = updater_on(now, ids, budget=1.0)
+    panel = ActivityPanel(store, up, now=lambda: now)
     qtbot.addWidget(panel)
     panel.show()
     ov = panel.overview
@@ -143,7 +146,10 @@ def test_overview_lists_every_feed_sorted_with_summary(qtbot, store):
     ov.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert [ov.proxy.index(r, 0).data() for r in range(2)] == ["alpha", "beta"]
     assert ov.proxy.index(0, 6).data() == "error"
-    assert ov.smart.value.text() == "25 min" and ov.fixed.value.text() == "1 h"
+    summary = up.summary()
+    assert ov.smart.value.text() == humanize_duration(summary.expected_mean_delay_s)
+    assert ov.fixed.value.text() == humanize_duration(summary.fixed_interval_mean_delay_s)
+    assert ids[1] in summary.feeds_starved
     assert ov.starved.isVisibleTo(panel) and "beta" in ov.starved.text()
     with qtbot.wait_signal(panel.feedActivated, timeout=1000) as sig:
         ov.table.doubleClicked.emit(ov.proxy.index(1, 0))

@@ -3,17 +3,15 @@ updater, clock jumps re-plan, and shutdown mid-update leaves nothing running."""
 
 from __future__ import annotations
 
-import threading
 import time
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from PySide6.QtCore import QTimer
 
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread, SchedulerWorker
+from smartreader.storage.store import Store
+from smartreader.updater import Updater
+from tests.httpserver import FeedServer, Reply
 
 # Qt warnings fail the test; the offscreen platform's size-hint notice is noise.
 pytestmark = [
@@ -22,103 +20,70 @@ pytestmark = [
 ]
 
 
-class _Slow(BaseHTTPRequestHandler):
-    delay = 0.0
+def _rss(items: list[tuple[str, float]]) -> bytes:
+    body = "".join(
+        f"<item><title>{uid}</title><guid>{uid}</guid>"
+        f"<pubDate>{time.strftime('%a, %d %b %Y %H:%M:%S +0000', time.gmtime(t))}</pubDate>"
+        "</item>"
+        for uid, t in items
+    )
+    return (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+        f"<link>https://example.org/</link>{body}</channel></rss>"
+    ).encode()
 
-    def do_GET(self) -> None:
-        time.sleep(type(self).delay)
-        body = b"<rss version='2.0'><channel><title>t</title></channel></rss>"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/rss+xml")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
+def _reply(items: list[tuple[str, float]], delay: float = 0.0) -> Reply:
+    return Reply(body=_rss(items), headers={"Content-Type": "application/rss+xml"}, delay=delay)
 
 
 @pytest.fixture
 def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    t.join(5)
+    with FeedServer() as srv:
+        yield srv
 
 
-@dataclass(frozen=True)
-class R:
-    feed_id: int
-    status: str
-    new_entries: int
-    error: str | None
-    missed_estimate: float
-    alert_id: int | None
-    manual: bool
-    fetched_at: float
+@pytest.fixture
+def env(tmp_path, server):
+    """A real store and updater whose feeds ``/f1``, ``/f2``... live on ``server``."""
+    store = Store(tmp_path / "db.sqlite3")
+    made: list[Updater] = []
 
+    def make(n: int, *, delay: float = 0.0, now=time.time) -> tuple[Updater, list[int]]:
+        ids = []
+        for i in range(1, n + 1):
+            path = f"/f{i}"
+            server.route(path, _reply([(f"f{i}-old", time.time() - 86400)], delay))
+            ids.append(store.add_feed(server.url(path), title=f"f{i}"))
+        made.append(Updater(store, now=now))
+        return made[-1], ids
 
-class FakeUpdater:
-    def __init__(self, port: int, n: int) -> None:
-        self.urls = {i: f"http://127.0.0.1:{port}/f{i}" for i in range(1, n + 1)}
-        self._budget = 100.0
-        self.replans = 0
-        self.wakeup: float | None = None
-
-    def update(self, feed_ids=None, *, manual=True, progress=None, cancel=None):
-        ids = list(self.urls) if feed_ids is None else list(feed_ids)
-
-        def one(i):
-            if cancel is not None and cancel.is_set():
-                return R(i, "skipped", 0, "cancelled", 0.0, None, manual, time.time())
-            urllib.request.urlopen(self.urls[i], timeout=10).read()
-            return R(i, "ok", 1, None, 2.0 if i == 1 else 0.0, None, manual, time.time())
-
-        out = []
-        with ThreadPoolExecutor(2) as pool:
-            for fut in as_completed([pool.submit(one, i) for i in ids]):
-                out.append(fut.result())
-                if progress:
-                    progress(len(out), len(ids), out[-1])
-        return out
-
-    def run_due(self, *, cancel=None, progress=None):
-        self.wakeup = None
-        return self.update([1], manual=False, progress=progress, cancel=cancel)
-
-    def next_wakeup(self):
-        return self.wakeup
-
-    def replan(self):
-        self.replans += 1
-
-    def set_budget(self, b):
-        self._budget = b
-
-    def budget(self):
-        return self._budget
-
-    def requests_today(self):
-        return 0
-
-    def set_min_interval(self, s):
-        pass
-
-    def feed_changed(self, fid):
-        pass
+    yield make
+    for up in made:
+        up.close()
+    store.close()
 
 
 def _timers_active(worker: SchedulerWorker) -> list[QTimer]:
     return [t for t in worker.findChildren(QTimer) if t.isActive()]
 
 
-def test_refresh_all_reports_every_feed_and_alerts(qtbot, server):
-    _Slow.delay = 0.0
-    up = FakeUpdater(server.server_address[1], 4)
-    sched = SchedulerThread(up)
+def test_refresh_all_reports_every_feed_and_alerts(qtbot, env, server):
+    up, ids = env(4)
+    # f1 lists 5 items; by the second refresh 5 newer ones have pushed them all out,
+    # the oldest two dated alike (the window ends inside a burst): items were
+    # probably missed
+    first = [(f"a{k}", time.time() - 3600 - 60 * k) for k in range(5)]
+    served = []
+
+    def f1(_req):
+        served.append(1)
+        if len(served) == 1:
+            return _reply(first)
+        return _reply([(f"b{k}", time.time() - (k >= 3)) for k in range(5)])
+
+    server.route("/f1", f1)
+    sched = SchedulerThread(up, autostart_polling=False)  # only the refreshes fetch
     results, alerts = [], []
     sched.feedUpdated.connect(results.append)
     sched.alertRaised.connect(alerts.append)
@@ -126,16 +91,23 @@ def test_refresh_all_reports_every_feed_and_alerts(qtbot, server):
     try:
         with qtbot.wait_signal(sched.updateFinished, timeout=10_000):
             sched.refresh_all()
-        assert sorted(r.feed_id for r in results) == [1, 2, 3, 4]
-        assert [a.feed_id for a in alerts] == [1]
+        assert sorted(r.feed_id for r in results) == ids
+        assert all(r.status == "ok" for r in results) and alerts == []
+        results.clear()
+        time.sleep(2.5)  # the new items are dated (to the second) after the first fetch
+        with qtbot.wait_signal(sched.updateFinished, timeout=10_000):
+            sched.refresh_all()
+        assert sorted(r.feed_id for r in results) == ids
+        assert [a.feed_id for a in alerts] == [ids[0]]
+        assert alerts[0].missed_estimate >= 1
     finally:
         assert sched.shutdown()
     assert sched.qthread.isFinished()
     assert not _timers_active(sched.worker)
 
 
-def test_budget_reaches_updater_and_status_follows(qtbot, server):
-    up = FakeUpdater(server.server_address[1], 1)
+def test_budget_reaches_updater_and_status_follows(qtbot, env):
+    up, _ids = env(1)
     sched = SchedulerThread(up)
     sched.start()
     try:
@@ -146,53 +118,78 @@ def test_budget_reaches_updater_and_status_follows(qtbot, server):
         ):
             sched.set_budget(250.0)
         assert up.budget() == 250.0
+        assert up.store.get_number("budget_per_day", 0.0, 0.0, 1e9) == 250.0
     finally:
         assert sched.shutdown()
 
 
-def test_shutdown_mid_update_cancels_and_joins(qtbot, server):
-    _Slow.delay = 0.4
-    up = FakeUpdater(server.server_address[1], 20)
-    sched = SchedulerThread(up)
+def test_shutdown_mid_update_cancels_and_joins(qtbot, env, server):
+    up, _ids = env(20, delay=0.4)
+    sched = SchedulerThread(up, autostart_polling=False)
     results = []
     sched.feedUpdated.connect(results.append)
     sched.start()
     with qtbot.wait_signal(sched.updateStarted, timeout=5000):
         sched.refresh_all()
-    time.sleep(0.2)  # two fetches on the wire
+    assert server.wait_for_requests(1)  # fetches on the wire
     t0 = time.monotonic()
     assert sched.shutdown(timeout_s=10)
     assert time.monotonic() - t0 < 3, "queued fetches must be skipped, not awaited"
     assert sched.qthread.isFinished()
     assert not _timers_active(sched.worker)
     qtbot.wait(50)  # deliver queued signals
+    assert len(server.requests) < 20
     assert len(results) < 20 or any(r.status == "skipped" for r in results)
 
 
-def test_clock_jump_replans_instead_of_bursting(qtbot, server):
-    wall = [1_000_000.0]
-    up = FakeUpdater(server.server_address[1], 1)
-    up.wakeup = wall[0] + 600  # next fetch planned in 10 minutes
-    sched = SchedulerThread(up, wall_clock=lambda: wall[0], heartbeat_ms=50, clock_jump_s=60)
-    fetched = []
-    sched.feedUpdated.connect(fetched.append)
+def test_clock_jump_replans_instead_of_bursting(qtbot, env, server):
+    wall = [time.time()]
+    up, ids = env(5, now=lambda: wall[0])
+    sched = SchedulerThread(
+        up,
+        wall_clock=lambda: wall[0],
+        heartbeat_ms=50,
+        clock_jump_s=60,
+        autostart_polling=False,
+    )
+    events = []
+    sched.feedUpdated.connect(lambda r: events.append(("fetched", r.feed_id, r.manual)))
+    sched.replanned.connect(lambda: events.append(("replanned",)))
     sched.start()
     try:
-        qtbot.wait(20)
-        wall[0] += 8 * 3600  # the laptop slept for 8 hours
+        with qtbot.wait_signal(sched.updateFinished, timeout=10_000):
+            sched.refresh_all()  # every feed fetched once; the next fetches are planned
+        assert sorted(e[1] for e in events) == ids
+        events.clear()
+        sched.set_polling(True)
+        qtbot.wait(200)
+        assert events == [], "nothing is due yet"
+        wall[0] += 8 * 3600  # the laptop slept for 8 hours: every feed is overdue
         with qtbot.wait_signal(sched.replanned, timeout=5000):
             pass
-        assert up.replans == 1
-        assert fetched == []
+        # re-planned first; then the overdue feeds are spread a few seconds apart,
+        # and on a clock that has not moved on since, only the first is fetched
+        qtbot.waitUntil(lambda: any(e[0] == "fetched" for e in events), timeout=5000)
+        qtbot.wait(500)
+        assert events[0] == ("replanned",)
+        fetched = [e for e in events if e[0] == "fetched"]
+        assert len(fetched) == 1 and fetched[0][2] is False
+        for _ in range(60):  # the clock moves on again: the rest follow, one by one
+            wall[0] += 1.0
+            qtbot.wait(100)
+            fetched = [e for e in events if e[0] == "fetched"]
+            if len(fetched) == 5:
+                break
+        assert sorted(e[1] for e in fetched) == ids
+        assert "replanned" not in [e[0] for e in events[1:]]
     finally:
         assert sched.shutdown()
     assert not _timers_active(sched.worker)
 
 
-def test_refresh_clicks_queued_during_a_run_collapse(qtbot, server):
-    _Slow.delay = 0.3
-    up = FakeUpdater(server.server_address[1], 2)
-    sched = SchedulerThread(up)
+def test_refresh_clicks_queued_during_a_run_collapse(qtbot, env):
+    up, _ids = env(2, delay=0.3)
+    sched = SchedulerThread(up, autostart_polling=False)
     starts = []
     sched.updateStarted.connect(starts.append)
     sched.start()
