@@ -397,10 +397,13 @@ class Updater:
             feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
         )
         target = self._moved_away_to(feed, result)
+        if target is not None and not self._extra_request(feed, manual, result.fetched_at):
+            target = None  # the budget has no request left: the next fetch tries
         if target is not None:
             # The old address is gone (404/410) after announcing a permanent move
             # that was not confirmed yet: the target is tried at once and taken if
-            # it answers (research §3.2). One request beyond the plan, once per move.
+            # it answers (research §3.2). One request beyond the plan, once per
+            # move, counted like the fetch: in the budget unless manual.
             moved = self.fetcher.fetch(
                 target, auth=auth if credentials_may_follow(feed.url, target) else None
             )
@@ -414,6 +417,12 @@ class Updater:
         # Even when cancelled meanwhile, a fetch that happened is recorded so the
         # budget and validators stay honest.
         return self._finish(feed, result, manual=manual)
+
+    def _extra_request(self, feed: Feed, manual: bool, at: float) -> bool:
+        with self._lock:
+            if not self._scheduled(feed.id):
+                return manual  # paused: only the user's own refresh goes on
+            return self.scheduler.extra_request(feed.id, at, manual=manual)
 
     def _moved_away_to(self, feed: Feed, result: FetchResult) -> str | None:
         """The pending permanent-redirect target to take now: the feed's own

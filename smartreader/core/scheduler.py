@@ -627,6 +627,23 @@ class Scheduler:
         self._prune_log(now)
         return len(self._log)
 
+    def extra_request(self, feed_id: Hashable, now: float, *, manual: bool) -> bool:
+        """May a fetch of this feed make one more request now (a move's new address
+        tried at once when the old one is gone)? A manual fetch's is recorded
+        outside the budget, like the fetch; a scheduled one's takes a request of the
+        24 h budget, counting the fetch itself if :meth:`due` did not hand it out.
+        False: none is left, and the caller must not make it."""
+        self._now = max(self._now, now)
+        if manual:
+            self._manual += 1
+            return True
+        self._prune_log(now)
+        pending = 0 if feed_id in self._inflight else 1  # observe() will count it
+        if len(self._log) + pending + 1 > math.floor(self.config.budget_per_day + 1e-9):
+            return False
+        self._log.append(now)
+        return True
+
     def _release_abandoned(self, now: float) -> None:
         """A fetch handed out by :meth:`due` but never observed (cancelled, feed
         deleted meanwhile) stays counted in the budget; its feed is planned again."""

@@ -73,6 +73,26 @@ def test_manual_fetches_are_outside_the_budget():
     assert sched.due(T0 + DAY) == ["a"]
 
 
+def test_an_extra_request_is_budgeted_like_its_fetch():
+    sched = Scheduler(SchedulerConfig(budget_per_day=3), T0)
+    sched.add_feed("a", host="h")
+    # handed out by due(): already counted; the extra one takes a second request
+    assert sched.due(T0) == ["a"]
+    assert sched.extra_request("a", T0 + 1, manual=False)
+    sched.observe("a", ok(T0 + 2))
+    assert sched.requests_in_last_24h(T0 + 3) == 2
+    # a fetch not from due() is counted by observe(): with one request left, the
+    # fetch itself takes it and no extra one fits
+    assert not sched.extra_request("a", T0 + 3, manual=False)
+    sched.observe("a", ok(T0 + 4))
+    assert sched.requests_in_last_24h(T0 + 5) == 3
+    # the user's own fetches are outside the budget, and so are their extras
+    assert sched.extra_request("a", T0 + 6, manual=True)
+    assert sched.requests_in_last_24h(T0 + 7) == 3
+    # a day later the requests are free again
+    assert sched.extra_request("a", T0 + DAY + 10, manual=False)
+
+
 def test_intervals_stay_within_min_and_max():
     cfg = SchedulerConfig(budget_per_day=10_000, min_interval=1800, max_interval=6 * HOUR)
     sched = Scheduler(cfg, T0)

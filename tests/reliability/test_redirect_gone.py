@@ -101,6 +101,40 @@ def test_old_address_gone_takes_the_pending_move_at_once(
     assert [r.route_path for r in feed_server.requests] == ["/new"]
 
 
+def test_a_scheduled_fetch_spends_the_new_address_from_the_budget(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    store, up = app
+    _old, new, fid = pending_move(feed_server, up, 404, Reply(body=NEW_ITEMS))
+    assert up.requests_today() == 0  # subscribing and refreshing are the user's
+
+    moved = up.update([fid], manual=False)[0]
+
+    assert moved.status == "ok" and store.feed(fid).url == new
+    assert up.requests_today() == 2  # the dead address and the new one
+
+
+def test_with_no_request_left_the_move_waits_and_the_cap_holds(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    store, up = app
+    up.set_budget(1.0)
+    old, new, fid = pending_move(feed_server, up, 404, Reply(body=NEW_ITEMS))
+    feed_server.clear()
+
+    r = up.update([fid], manual=False)[0]
+
+    assert r.status == "error" and "404" in (r.error or "")
+    assert [q.route_path for q in feed_server.requests] == ["/old"]  # not /new
+    f = store.feed(fid)
+    assert (f.url, f.redirect_url) == (old, new)  # the move is still pending
+    assert up.requests_today() == 1
+    # the user's own refresh is outside the budget: it takes the move
+    r = up.update([fid])[0]
+    assert r.status == "ok" and store.feed(fid).url == new
+    assert up.requests_today() == 1
+
+
 def test_without_a_pending_move_a_404_is_an_error_and_the_address_stays(
     feed_server: FeedServer, app: tuple[Store, Updater]
 ) -> None:
