@@ -397,13 +397,12 @@ class Updater:
             feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
         )
         target = self._moved_away_to(feed, result)
-        if target is not None and not self._extra_request(feed, manual, result.fetched_at):
-            target = None  # the budget has no request left: the next fetch tries
-        if target is not None:
+        if target is not None and self._extra_request(feed, manual, result.fetched_at):
             # The old address is gone (404/410) after announcing a permanent move
             # that was not confirmed yet: the target is tried at once and taken if
             # it answers (research §3.2). One request beyond the plan, once per
-            # move, counted like the fetch: in the budget unless manual.
+            # move, counted like the fetch: in the budget unless manual (with none
+            # left, the next fetch tries).
             moved = self.fetcher.fetch(
                 target, auth=auth if credentials_may_follow(feed.url, target) else None
             )

@@ -627,6 +627,10 @@ class Scheduler:
         self._prune_log(now)
         return len(self._log)
 
+    def _requests_per_24h(self) -> int:
+        """The hard cap: whole requests in any 24 h (the budget may be fractional)."""
+        return math.floor(self.config.budget_per_day + 1e-9)
+
     def extra_request(self, feed_id: Hashable, now: float, *, manual: bool) -> bool:
         """May a fetch of this feed make one more request now (a move's new address
         tried at once when the old one is gone)? A manual fetch's is recorded
@@ -639,7 +643,7 @@ class Scheduler:
             return True
         self._prune_log(now)
         pending = 0 if feed_id in self._inflight else 1  # observe() will count it
-        if len(self._log) + pending + 1 > math.floor(self.config.budget_per_day + 1e-9):
+        if len(self._log) + pending + 1 > self._requests_per_24h():
             return False
         self._log.append(now)
         return True
@@ -666,7 +670,7 @@ class Scheduler:
         self._prune_log(now)
         if self._inflight:
             self._release_abandoned(now)
-        allowed = math.floor(self.config.budget_per_day + 1e-9) - len(self._log)
+        allowed = self._requests_per_24h() - len(self._log)
         out: list[Hashable] = []
         if allowed <= 0:
             return out
@@ -762,7 +766,7 @@ class Scheduler:
             if f is None or f.version != ver or f.gone or f.inflight:
                 heapq.heappop(self._heap)
                 continue
-            budget = math.floor(self.config.budget_per_day + 1e-9)
+            budget = self._requests_per_24h()
             if budget <= 0:
                 return None
             if len(self._log) >= budget:

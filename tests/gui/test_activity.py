@@ -106,7 +106,7 @@ def test_feed_view_plots_the_explanation(qtbot, store, updater_on):
     ys = [y for _, y in chart.curve_points()]
     assert len(ys) == 168 and any(ys)
     assert ys == pytest.approx(to_local_slots(ex.lambda_week, chart.utc_offset_s))
-    # the learned curve peaks at the posting hour (09 UTC), and the observed bars too
+    # the learned curve peaks at the posting hour (09 UTC); the observed counts show
     assert max(range(168), key=lambda i: ex.lambda_week[i]) % 24 == 9
     assert any(v > 0 for v in chart.bar_values())
     upcoming = sorted(t for t in ex.planned if t >= now - 60)

@@ -3,6 +3,7 @@ updater, clock jumps re-plan, and shutdown mid-update leaves nothing running."""
 
 from __future__ import annotations
 
+import email.utils
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from smartreader.gui.worker import SchedulerStatus, SchedulerThread, SchedulerWo
 from smartreader.storage.store import Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
+from tests.reliability.support import item, rss
 
 # Qt warnings fail the test; the offscreen platform's size-hint notice is noise.
 pytestmark = [
@@ -20,21 +22,15 @@ pytestmark = [
 ]
 
 
-def _rss(items: list[tuple[str, float]]) -> bytes:
-    body = "".join(
-        f"<item><title>{uid}</title><guid>{uid}</guid>"
-        f"<pubDate>{time.strftime('%a, %d %b %Y %H:%M:%S +0000', time.gmtime(t))}</pubDate>"
-        "</item>"
-        for uid, t in items
-    )
-    return (
-        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
-        f"<link>https://example.org/</link>{body}</channel></rss>"
-    ).encode()
-
-
 def _reply(items: list[tuple[str, float]], delay: float = 0.0) -> Reply:
-    return Reply(body=_rss(items), headers={"Content-Type": "application/rss+xml"}, delay=delay)
+    """An RSS reply listing ``(guid, published)`` items."""
+    body = rss(
+        "".join(
+            item(uid, uid, extra=f"<pubDate>{email.utils.formatdate(t, usegmt=True)}</pubDate>")
+            for uid, t in items
+        )
+    )
+    return Reply(body=body, headers={"Content-Type": "application/rss+xml"}, delay=delay)
 
 
 @pytest.fixture
