@@ -129,7 +129,7 @@ def _slot(hour_index: int) -> int:
 _WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "news": {
         "subject": ("City council", "Harbour authority", "Regional court", "Transit board",
-                    "School district", "Weather service", "Port workers", "Museum trustees",
+                    "School district", "Weather service", "Port authority", "Museum board",
                     "Farmers' union", "Library network", "Ferry operator", "Water board"),
         "verb": ("approves", "delays", "debates", "questions", "unveils", "rejects",
                  "expands", "reviews", "funds", "pauses"),
