@@ -61,9 +61,15 @@ class FetchTruth:
     missed_truth: int  # arrived in (prev fetch, now] but no longer in the window
 
 
+DEFAULT_CAPACITY = 20  # a feed's window when --feeds does not name it (issue 3)
+
+
 class World:
     def __init__(
-        self, trace: dict[str, FloatArray], capacities: dict[str, int], default_cap: int = 20
+        self,
+        trace: dict[str, FloatArray],
+        capacities: dict[str, int],
+        default_cap: int = DEFAULT_CAPACITY,
     ):
         self.feeds = {
             fid: FeedWorld(fid, arr, int(capacities.get(fid, default_cap)))
