@@ -51,6 +51,13 @@ def _init(trace: dict[str, FloatArray], caps: dict[str, int]) -> None:
     _CAPS.update(caps)
 
 
+def _use(trace: dict[str, FloatArray], caps: dict[str, int]) -> None:
+    """Make this the world that :func:`_job` (here and in new workers) replays."""
+    _TRACE.clear()
+    _CAPS.clear()
+    _init(trace, caps)
+
+
 def _job(args: tuple[str, float] | tuple[str, float, float]) -> ReplayResult:
     policy, budget = args[0], args[1]
     if len(args) == 2:
@@ -83,9 +90,7 @@ def portfolio(
     trace: dict[str, FloatArray], caps: dict[str, int], hours: list[float], n_jobs: int
 ) -> tuple[dict[float, list[ReplayResult]], list[ReplayResult]]:
     """(rows per interval, equal-fetches rows for the self-paced peers)."""
-    _TRACE.clear()
-    _CAPS.clear()
-    _init(trace, caps)
+    _use(trace, caps)
     n = len(trace)
     budgeted = [p for p in POLICIES if p not in SELF_PACED]
     jobs = [(p, n * 24.0 / h) for h in hours for p in budgeted]
@@ -209,9 +214,7 @@ def held_out(
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, tr, cp in variants(trace, caps):
-        _TRACE.clear()
-        _CAPS.clear()
-        _init(tr, cp)
+        _use(tr, cp)
         n = len(tr)
         jobs = [(p, n * 24.0 / h) for h in hours for p in pols]
         res = _map(jobs, n_jobs)

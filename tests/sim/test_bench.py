@@ -10,9 +10,7 @@ from smartreader.sim.synthetic import generate
 
 def test_cold_starts_measure_the_same_span_and_report_each_budget() -> None:
     trace, caps = generate(4, 4, seed=3)
-    bench._TRACE.clear()
-    bench._CAPS.clear()
-    bench._init(trace, caps)
+    bench._use(trace, caps)
     budget = 4 * 24.0 / 12.0
     a = bench._job(("fixed", budget, 0.0))
     b = bench._job(("fixed", budget, 9 * 3600.0))
