@@ -104,7 +104,9 @@ def make_policy(
             "sia-offline", feeds, budget, start, freeze_at=measure_from, config=config
         )
     if name == "oracle":
-        lams = oracle_lambdas or true_lambdas(trace, measure_from, end)
+        lams = (
+            oracle_lambdas if oracle_lambdas is not None else true_lambdas(trace, measure_from, end)
+        )
         return SchedulerPolicy("oracle", feeds, budget, start, lambdas=lams, config=config)
     if name.startswith("smart-"):  # diagnostics: smart with other knowledge (sim/limits.py)
         from smartreader.sim.limits import InformationPolicy

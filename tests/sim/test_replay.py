@@ -112,5 +112,7 @@ def test_oracle_can_be_given_the_lambdas_it_plans_by():
     for fid in trace:
         ex = pol.sched.explain(fid, start)
         assert share_at_15(ex.lambda_week) > 0.9
+        # and it fetches when the 15:00 hour has passed
+        assert any(abs(t % 86400.0 - 16 * 3600.0) < 60.0 for t in ex.planned)
         assert share_at_15(plain.sched.explain(fid, start).lambda_week) < 0.5
         assert 16 in {int(t % 86400.0 // 3600.0) for t in ex.planned}
