@@ -376,10 +376,12 @@ def cmd_budget(args: argparse.Namespace) -> int:
             if args.per_day is not None:
                 up.set_budget(args.per_day)
             s = up.summary()
+            used = up.requests_today()
         finally:
             up.close()
     print(
-        f"budget {s.budget_per_day:.0f} requests/day; planned {s.planned_per_day:.0f}/day; "
+        f"budget {s.budget_per_day:.0f} requests/day, {used} used in the last 24 h; "
+        f"planned {s.planned_per_day:.0f}/day; "
         f"expected mean delay {_fmt_duration(s.expected_mean_delay_s)} "
         f"(a fixed interval would give {_fmt_duration(s.fixed_interval_mean_delay_s)})"
     )

@@ -26,6 +26,7 @@ import httpx
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.content_aware import ContentTracker
 from smartreader.core.content import filter_sightings
+from smartreader.core.estimator import DAY
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedFeed, ServerHints
 from smartreader.core.scheduler import (
     FeedExplanation,
@@ -164,7 +165,10 @@ class Updater:
         self.max_workers = max_workers
         self._lock = threading.RLock()
         self._scheduled_ids: set[int] = set()
-        self.scheduler = Scheduler(self._config(), now())
+        t0 = now()
+        self.scheduler = Scheduler(self._config(), t0)
+        # the 24 h cap spans runs: what the last run (or `update --due`) spent counts
+        self.scheduler.restore_requests((t for _fid, t in store.fetch_times(t0 - DAY)), t0)
         self.content = ContentTracker(store)  # profiles built lazily, per feed
         for feed in store.feeds():
             self._add_to_scheduler(feed)

@@ -64,7 +64,7 @@ import random
 import time
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,6 +301,9 @@ class Scheduler:
             f.skip_hours = frozenset(int(h) for h in state.get("skip_hours", []))
             f.skip_days = frozenset(int(d) for d in state.get("skip_days", []))
             f.last_fetch = state.get("last_fetch")
+            hb = state.get("host_block")
+            if hb and hb[0] == host:  # not when the feed has moved to another host
+                self._host_block[host] = max(self._host_block.get(host, -INF), float(hb[1]))
         else:
             est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
         if self._frozen:
@@ -631,6 +634,18 @@ class Scheduler:
         """The hard cap: whole requests in any 24 h (the budget may be fractional)."""
         return math.floor(self.config.budget_per_day + 1e-9)
 
+    def restore_requests(self, times: Iterable[float], now: float) -> None:
+        """Count budgeted requests made before this Scheduler existed (the app's
+        previous run, the CLI's previous ``update --due``). Without them every
+        restart would begin with a whole day's budget, and the cap would hold
+        only within one run. A time after ``now`` (the clock went back) counts
+        as ``now``: it keeps its request without blocking the cap for longer
+        than a day."""
+        self._now = max(self._now, now)
+        kept = [min(t, now) for t in times if t > now - DAY]
+        if kept:
+            self._log = deque(sorted([*self._log, *kept]))
+
     def extra_request(self, feed_id: Hashable, now: float, *, manual: bool) -> bool:
         """May a fetch of this feed make one more request now (a move's new address
         tried at once when the old one is gone)? A manual fetch's is recorded
@@ -933,6 +948,11 @@ class Scheduler:
             "not_before": None if f.not_before == -INF else f.not_before,
             "skip_hours": sorted(f.skip_hours),
             "skip_days": sorted(f.skip_days),
+            # a 429's Retry-After blocks the whole host: kept with each of its
+            # feeds, so a restart cannot send another feed there early
+            "host_block": [f.host, self._host_block[f.host]]
+            if f.host in self._host_block
+            else None,
         }
 
     def _planned(self, f: _Feed, now: float) -> list[float]:

@@ -93,6 +93,31 @@ def test_an_extra_request_is_budgeted_like_its_fetch():
     assert sched.extra_request("a", T0 + DAY + 10, manual=False)
 
 
+def test_requests_of_an_earlier_run_count_against_the_cap():
+    # a restart at T0: four requests in the last run, one of them over a day ago
+    sched = Scheduler(SchedulerConfig(budget_per_day=4), T0)
+    for fid in "abcd":
+        sched.add_feed(fid, host=fid)  # new: all due within seconds
+    sched.restore_requests([T0 - 25 * HOUR, T0 - 20 * HOUR, T0 - 2 * HOUR, T0 - HOUR], T0)
+    assert sched.requests_in_last_24h(T0) == 3
+    assert sched.due(T0 + 60) == ["a"]  # one request left of four
+    sched.observe("a", ok(T0 + 61))
+    assert sched.due(T0 + 120) == []
+    # the next request frees when the oldest counted one is a day old
+    assert sched.next_wakeup() == pytest.approx(T0 - 20 * HOUR + DAY)
+    assert sched.due(T0 + 4 * HOUR + 1) == ["b"]
+
+
+def test_restored_requests_from_the_future_count_as_now():
+    # the clock went back two days: the requests still count, for one day only
+    sched = Scheduler(SchedulerConfig(budget_per_day=2), T0)
+    sched.add_feed("a", host="a")
+    sched.restore_requests([T0 + 2 * DAY, T0 + 2 * DAY + 60], T0)
+    assert sched.due(T0) == []
+    assert sched.next_wakeup() == pytest.approx(T0 + DAY)
+    assert sched.due(T0 + DAY + 1) == ["a"]
+
+
 def test_intervals_stay_within_min_and_max():
     cfg = SchedulerConfig(budget_per_day=10_000, min_interval=1800, max_interval=6 * HOUR)
     sched = Scheduler(cfg, T0)
@@ -139,6 +164,32 @@ def test_retry_after_is_honoured_for_the_feed_and_its_host():
     log = drive(sched, T0 + 8 * HOUR, start=T0 + 11)
     assert all(t >= until for t, f in log if f in ("a", "b"))
     assert any(f == "c" and t < until for t, f in log)
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_hosts_retry_after_survives_a_restart(moved):
+    cfg = SchedulerConfig(budget_per_day=1000)
+    sched = Scheduler(cfg, T0)
+    for fid in "ab":
+        sched.add_feed(fid, host="example.org")
+    assert sorted(f for _t, f in drive(sched, T0 + 60)) == ["a", "b"]
+    # b's state as saved with its last fetch, before the block
+    state_b = json.loads(json.dumps(sched.export_state("b")))
+    until = T0 + 30 * HOUR  # later than b's next fetch (max_interval: a day)
+    sched.observe(
+        "a", FetchObservation(T0 + 20 * HOUR, "rate_limited", hints=ServerHints(retry_after=until))
+    )
+    # the app restarts: each feed from the state it saved with its last fetch
+    state_a = json.loads(json.dumps(sched.export_state("a")))
+    again = Scheduler(cfg, T0 + 21 * HOUR)
+    again.add_feed("a", host="example.org", state=state_a, last_fetch=T0 + 20 * HOUR)
+    # if b moved to another site meanwhile, the old site's block does not follow it
+    host_b = "elsewhere.org" if moved else "example.org"
+    again.add_feed("b", host=host_b, state=state_b, last_fetch=state_b["last_fetch"])
+    log = drive(again, T0 + 40 * HOUR, start=T0 + 21 * HOUR)
+    first_b = min(t for t, f in log if f == "b")
+    assert (first_b < until) == moved
+    assert min(t for t, f in log if f == "a") >= until
 
 
 def test_cache_hints_are_honoured_but_capped():

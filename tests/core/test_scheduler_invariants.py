@@ -39,9 +39,10 @@ response = st.fixed_dictionaries(
     responses=st.lists(response, min_size=1, max_size=40),
     capacity=st.integers(5, 40),
     seed=st.integers(0, 1000),
+    restarts=st.lists(st.floats(0, 3 * DAY), max_size=3),
 )
 def test_scheduler_invariants(
-    n_feeds, budget, min_interval, max_interval, responses, capacity, seed
+    n_feeds, budget, min_interval, max_interval, responses, capacity, seed, restarts
 ):
     cfg = SchedulerConfig(
         budget_per_day=budget, min_interval=min_interval, max_interval=max_interval, seed=seed
@@ -57,8 +58,27 @@ def test_scheduler_invariants(
     k = 0
     now = T0
     end = T0 + 3 * DAY
+    restart_at = sorted(T0 + r for r in restarts)
+
+    def restarted(old: Scheduler, at: float) -> Scheduler:
+        """What the app does at start: each feed from its saved state, and the
+        requests of the last 24 h from the fetch log."""
+        new = Scheduler(cfg, at)
+        new.restore_requests(fetches, at)
+        for i in range(n_feeds):
+            st_ = json.loads(json.dumps(old.export_state(i)))
+            new.add_feed(
+                i, host=hosts[i], capacity=capacity, state=st_, last_fetch=st_["last_fetch"]
+            )
+        return new
+
     while True:
         t = sched.next_wakeup()
+        if restart_at and (t is None or t >= restart_at[0]):
+            # the app was closed until then (the plan's next fetch did not happen)
+            now = max(now, restart_at.pop(0))
+            sched = restarted(sched, now)
+            continue
         if t is None or t > end:
             break
         assert t >= now - 1e-6 or t >= T0
@@ -102,7 +122,8 @@ def test_scheduler_invariants(
                 break
         if k > 150:
             break
-    # budget: never more than floor(budget) non-manual fetches in any 24 h window
+    # budget: never more than floor(budget) non-manual fetches in any 24 h window,
+    # across restarts too
     ts = np.sort(np.array(fetches))
     if ts.size:
         counts = np.arange(ts.size) - np.searchsorted(ts, ts - DAY, side="right") + 1

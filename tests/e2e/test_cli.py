@@ -232,3 +232,30 @@ def test_opml_with_credentials_and_no_keyring_stores_nothing(feed_server, data, 
     assert "keyring" in err and "s3cr3t-pw" not in err  # clear, and redacted
     raw = b"".join(p.read_bytes() for p in (tmp_path / "data").iterdir() if p.is_file())
     assert b"s3cr3t-pw" not in raw
+
+
+def test_the_budget_holds_across_runs_of_update_due(feed_server, data, capsys, tmp_path):
+    """`update --due` run from cron is a new scheduler each time: the 24 h cap must
+    count what the earlier runs spent, or every run would start with a full day's."""
+    outlines = ""
+    for k in range(4):
+        feed_server.route(f"/{k}.xml", Reply(body=rss(3, title=f"Feed {k}")))
+        outlines += f'<outline text="Feed {k}" xmlUrl="{feed_server.url(f"/{k}.xml")}"/>'
+    opml = tmp_path / "subs.opml"
+    opml.write_text(
+        f'<?xml version="1.0"?><opml version="2.0"><body>{outlines}</body></opml>',
+        encoding="utf-8",
+    )
+    assert run(capsys, "import", str(opml), "--no-fetch", "--data-dir", data)[0] == 0
+    assert run(capsys, "budget", "2", "--data-dir", data)[0] == 0
+    # each run finds a never-fetched feed due at once
+    for _ in range(5):
+        code, _out, err = run(capsys, "update", "--due", "--data-dir", data)
+        assert code == 0, err
+
+    assert len(feed_server.requests) == 2
+    db = sqlite3.connect(f"{data}/smartreader.sqlite3")
+    assert db.execute("SELECT count(*) FROM fetch_log WHERE manual = 0").fetchone()[0] == 2
+    db.close()
+    code, out, _ = run(capsys, "budget", "--data-dir", data)
+    assert code == 0 and "budget 2 requests/day, 2 used in the last 24 h" in out
