@@ -172,6 +172,10 @@ class Updater:
         self.content = ContentTracker(store)  # profiles built lazily, per feed
         for feed in store.feeds():
             self._add_to_scheduler(feed)
+            # ... and so does a host's Retry-After, also for the user's own refresh
+            until = self.scheduler.host_blocked_until(host_of(feed.url), t0)
+            if until is not None:
+                self.fetcher.rate_limit_host(feed.url, until)
 
     # -- configuration ---------------------------------------------------
 

@@ -646,6 +646,12 @@ class Scheduler:
         if kept:
             self._log = deque(sorted([*self._log, *kept]))
 
+    def host_blocked_until(self, host: str, now: float) -> float | None:
+        """Until when a 429/503's Retry-After forbids requests to ``host`` (None: it
+        does not)."""
+        until = self._host_block.get(host)
+        return until if until is not None and until > now else None
+
     def extra_request(self, feed_id: Hashable, now: float, *, manual: bool) -> bool:
         """May a fetch of this feed make one more request now (a move's new address
         tried at once when the old one is gone)? A manual fetch's is recorded

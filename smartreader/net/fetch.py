@@ -529,6 +529,11 @@ class Fetcher:
                 return None
             return until
 
+    def rate_limit_host(self, url: str, until: float) -> None:
+        """Treat ``url``'s host as cooling down until ``until`` (a Retry-After
+        learned before this Fetcher existed: the app's previous run)."""
+        self._rate_limit_host(_host_key(httpx.URL(url)), until)
+
     def _rate_limit_host(self, host: str, until: float) -> None:
         with self._lock:
             self._not_before[host] = max(until, self._not_before.get(host, until))

@@ -297,3 +297,38 @@ def test_a_429_storm_on_one_host_does_not_slow_the_others(
     for i in a_ids:  # validators and entries are untouched by a 429
         assert store.feed(i).error_count == 0
     store.close()
+
+
+def test_a_hosts_retry_after_holds_after_a_restart(feed_server: FeedServer, tmp_path: Path) -> None:
+    """A 429 with Retry-After: an hour. The app restarts ten minutes later and the
+    user refreshes another feed on that host: nothing is sent before the hour is up,
+    and the feed says why; at the hour it is fetched."""
+    clock = [time.time()]
+    feed_server.route("/a.xml", Reply(status=429, headers={"Retry-After": "3600"}))
+    feed_server.route("/b.xml", Reply(body=rss(item("b", "B"))))
+    store = Store(tmp_path / "db.sqlite3")
+    a, b = store.add_feed(feed_server.url("/a.xml")), store.add_feed(feed_server.url("/b.xml"))
+    up = Updater(
+        store, fetcher=Fetcher(trust_env=False, now=lambda: clock[0]), now=lambda: clock[0]
+    )
+    try:
+        assert up.update([a])[0].status == "rate_limited"
+    finally:
+        up.close()
+    sent = len(feed_server.requests)
+
+    clock[0] += 600
+    up = Updater(
+        store, fetcher=Fetcher(trust_env=False, now=lambda: clock[0]), now=lambda: clock[0]
+    )
+    try:
+        r = up.update([b])[0]
+        assert r.status == "rate_limited" and "asked us to wait" in (r.error or "")
+        assert len(feed_server.requests) == sent
+        assert store.feed(b).error_count == 0
+        clock[0] += 3000 + 1
+        assert up.update([b])[0].status == "ok"
+        assert len(feed_server.requests) == sent + 1
+    finally:
+        up.close()
+        store.close()
