@@ -215,9 +215,15 @@ class RateEstimator:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RateEstimator:
-        est = cls(float(d.get("memory_s", 5 * WEEK)), float(d.get("prior", 1.0)))
+        """The inverse of :meth:`to_dict`; ValueError/TypeError on a malformed dict."""
+        memory, prior = float(d.get("memory_s", 5 * WEEK)), float(d.get("prior", 1.0))
+        if not (math.isfinite(memory) and memory > 0 and math.isfinite(prior) and prior >= 0):
+            raise ValueError("estimator state out of range")
+        est = cls(memory, prior)
         counts = np.asarray(d.get("counts", [0.0] * NSLOTS), dtype=np.float64)
         expo = np.asarray(d.get("expo", [0.0] * NSLOTS), dtype=np.float64)
+        if not (np.isfinite(counts).all() and np.isfinite(expo).all()):
+            raise ValueError("estimator state is not finite")
         if counts.shape == (NSLOTS,) and expo.shape == (NSLOTS,):
             est.counts = np.maximum(counts, 0.0)
             est.expo = np.maximum(expo, 0.0)
@@ -225,6 +231,8 @@ class RateEstimator:
         est.total_expo = max(0.0, float(d.get("total_expo", 0.0)))
         lt = d.get("last_t")
         est.last_t = None if lt is None else float(lt)
+        if not all(math.isfinite(x) for x in (est.total_count, est.total_expo, est.last_t or 0.0)):
+            raise ValueError("estimator state is not finite")
         est.frozen = bool(d.get("frozen", False))
         return est
 

@@ -108,6 +108,13 @@ def _excess(m: float, c: float) -> float:
     return sd * pdf + (m - c) * 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
+def _finite(x: Any) -> float:
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"not a finite number: {x!r}")
+    return v
+
+
 def _utc(t: float) -> str:
     """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
@@ -287,25 +294,17 @@ class Scheduler:
         last_fetch: float | None = None,
     ) -> None:
         cfg = self.config
-        est: RateEstimator | None = None
         f = _Feed(feed_id, host, float(weight), capacity, min_interval, RateEstimator())
+        est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
         if state:
-            est = RateEstimator.from_dict(state.get("est", {}))
-            if state.get("est_n"):
-                f.est_n = RateEstimator.from_dict(state["est_n"])
-            f.cap_seen = int(state.get("cap_seen", 0))
-            f.last_ok = state.get("last_ok")
-            f.err_count = int(state.get("err_count", 0))
-            nb = state.get("not_before")
-            f.not_before = -INF if nb is None else float(nb)
-            f.skip_hours = frozenset(int(h) for h in state.get("skip_hours", []))
-            f.skip_days = frozenset(int(d) for d in state.get("skip_days", []))
-            f.last_fetch = state.get("last_fetch")
-            hb = state.get("host_block")
-            if hb and hb[0] == host:  # not when the feed has moved to another host
-                self._host_block[host] = max(self._host_block.get(host, -INF), float(hb[1]))
-        else:
-            est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
+            try:
+                est = self._restore(f, state)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                # valid JSON of the wrong shape (a hand edit, a future version):
+                # what was learned is lost, the feed is not
+                state = None
+                f = _Feed(feed_id, host, float(weight), capacity, min_interval, est)
+                f.notes.append("its saved schedule could not be read: learning it again")
         if self._frozen:
             est.frozen = True
             if f.est_n is not None:
@@ -324,6 +323,27 @@ class Scheduler:
         else:
             # planned on the next call (one allocation for a whole batch of adds)
             self._pending[feed_id] = f
+
+    def _restore(self, f: _Feed, state: dict[str, Any]) -> RateEstimator:
+        """Fill ``f`` from :meth:`export_state`'s dict; raises on a malformed one."""
+        est = RateEstimator.from_dict(state.get("est", {}))
+        if state.get("est_n"):
+            f.est_n = RateEstimator.from_dict(state["est_n"])
+        f.cap_seen = int(state.get("cap_seen", 0))
+        lo = state.get("last_ok")
+        f.last_ok = None if lo is None else _finite(lo)
+        f.err_count = int(state.get("err_count", 0))
+        nb = state.get("not_before")
+        f.not_before = -INF if nb is None else _finite(nb)
+        f.skip_hours = frozenset(int(h) for h in state.get("skip_hours", []))
+        f.skip_days = frozenset(int(d) for d in state.get("skip_days", []))
+        lf = state.get("last_fetch")
+        f.last_fetch = None if lf is None else _finite(lf)
+        hb = state.get("host_block")
+        if hb and hb[0] == f.host:  # not when the feed has moved to another host
+            until = _finite(hb[1])
+            self._host_block[f.host] = max(self._host_block.get(f.host, -INF), until)
+        return est
 
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""

@@ -309,6 +309,39 @@ def test_state_round_trips_and_a_restart_keeps_the_plan():
     assert np.allclose(ex1.lambda_week, ex2.lambda_week, rtol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"est": 5},
+        [1, 2],
+        "text",
+        {"est": {"counts": "x"}},
+        {"est": {"counts": [float("nan")] * 168, "expo": [1.0] * 168}},
+        {"est": {"memory_s": -1}},
+        {"cap_seen": "many"},
+        {"not_before": float("inf")},
+        {"host_block": 7},
+        {"host_block": ["h", "soon"]},
+        {"skip_hours": [None]},
+    ],
+)
+def test_a_malformed_saved_state_starts_the_feed_afresh_and_says_so(bad):
+    # valid JSON of the wrong shape (a hand edit, a future version) loses what
+    # was learned, never the feed, and never the other feeds' plans
+    cfg = SchedulerConfig(budget_per_day=50)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("good", host="g")
+    sched.add_feed("a", host="h", state=bad, last_fetch=T0 - HOUR)
+    fresh = Scheduler(cfg, T0)
+    fresh.add_feed("a", host="h")
+    assert sched.export_state("a")["est"] == fresh.export_state("a")["est"]
+    ex = sched.explain("a", T0)
+    assert any("could not be read" in n for n in ex.notes)
+    assert ex.planned and sched.host_blocked_until("h", T0) is None
+    fetched = {f for _t, f in drive(sched, T0 + DAY)}
+    assert fetched == {"good", "a"}
+
+
 def test_learns_when_a_feed_publishes_and_fetches_just_after():
     sched = Scheduler(SchedulerConfig(budget_per_day=8), T0)
     sched.add_feed("a", host="h", capacity=50)

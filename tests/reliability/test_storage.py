@@ -770,3 +770,38 @@ def test_setting_a_budget_outside_the_offered_range_is_refused_and_changes_nothi
         assert store.get_setting("budget_per_day") == 300.0
     finally:
         store.close()
+
+
+def test_a_malformed_scheduler_state_costs_only_what_that_feed_learned(
+    tmp_path: Path, feed_server: FeedServer
+) -> None:
+    """Valid JSON of the wrong shape in one feed's saved scheduler state (a hand
+    edit, a newer version's format): the app and the CLI used to fail at start.
+    Now that feed starts learning afresh and says so; the others keep theirs."""
+    from smartreader.updater import Updater
+
+    feed_server.route("/a.xml", Reply(body=rss(item("a", "A"))))
+    feed_server.route("/b.xml", Reply(body=rss(item("b", "B"))))
+    path = tmp_path / "db.sqlite3"
+    store = Store(path)
+    a, b = store.add_feed(feed_server.url("/a.xml")), store.add_feed(feed_server.url("/b.xml"))
+    up = Updater(store)
+    up.update()
+    up.close()
+    good = store.feed(b).scheduler_state
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE feeds SET scheduler_state = ? WHERE id = ?", ('{"est": [1, 2]}', a))
+    db.commit()
+    db.close()
+
+    store = Store(path)
+    up = Updater(store)  # raised AttributeError before
+    try:
+        assert any("could not be read" in n for n in up.explain(a).notes)
+        assert up.scheduler.export_state(b) == good
+        assert {r.feed_id: r.status for r in up.update()} == {a: "ok", b: "ok"}
+        assert store.feed(a).scheduler_state["est"]["v"] == 1  # saved afresh
+    finally:
+        up.close()
+        store.close()
