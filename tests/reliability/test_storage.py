@@ -472,6 +472,7 @@ def test_locked_database_at_startup_is_a_clear_error(tmp_path: Path) -> None:
 def test_readers_never_see_locked_while_the_writer_writes(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite3"
     writer = filled_store(db)
+    size0 = db.stat().st_size
     stop = threading.Event()
     errors: list[BaseException] = []
     reads = [0]
@@ -505,8 +506,11 @@ def test_readers_never_see_locked_while_the_writer_writes(tmp_path: Path) -> Non
             t.join(timeout=10)
     assert not errors, errors[:3]
     assert reads[0] > 10 and batch > 5
-    wal = Path(str(db) + "-wal")
-    assert not wal.exists() or wal.stat().st_size < 64 * 1024 * 1024  # checkpoints progress
+    # Checkpoints progress while readers read: only a checkpoint writes the main
+    # file in WAL mode. (The WAL's own size is no measure: how often it can restart
+    # from its beginning depends on how the readers' snapshots happen to overlap,
+    # and on a loaded machine it grew past any fixed bound.)
+    assert db.stat().st_size > size0 + 1024 * 1024
     assert writer.integrity_check() == "ok"
     writer.close()
 
