@@ -294,8 +294,8 @@ class Scheduler:
         last_fetch: float | None = None,
     ) -> None:
         cfg = self.config
-        f = _Feed(feed_id, host, float(weight), capacity, min_interval, RateEstimator())
         est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
+        f = _Feed(feed_id, host, float(weight), capacity, min_interval, est)
         if state:
             try:
                 est = self._restore(f, state)
