@@ -168,7 +168,7 @@ class Updater:
         t0 = now()
         self.scheduler = Scheduler(self._config(), t0)
         # the 24 h cap spans runs: what the last run (or `update --due`) spent counts
-        self.scheduler.restore_requests((t for _fid, t in store.fetch_times(t0 - DAY)), t0)
+        self.scheduler.restore_requests(store.budget_request_times(t0 - DAY), t0)
         self.content = ContentTracker(store)  # profiles built lazily, per feed
         for feed in store.feeds():
             self._add_to_scheduler(feed)
@@ -411,6 +411,8 @@ class Updater:
             # it answers (research §3.2). One request beyond the plan, once per
             # move, counted like the fetch: in the budget unless manual (with none
             # left, the next fetch tries).
+            if not manual:  # the log will hold one row for the two requests
+                self.store.record_request(result.fetched_at)
             moved = self.fetcher.fetch(
                 target, auth=auth if credentials_may_follow(feed.url, target) else None
             )

@@ -175,5 +175,14 @@ UPDATE feeds SET redirect_since = last_fetched WHERE redirect_url IS NOT NULL;
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+# v6: budgeted requests with no fetch-log row of a living feed, so the 24 h cap
+# still counts them after a restart: a deleted feed's last day of requests (its
+# fetch_log rows go with it) and the extra request of a feed's move. Only times:
+# the cap counts requests, whoever made them. The store keeps two days at most.
+_V6 = """
+CREATE TABLE spent_requests (time REAL NOT NULL);
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from smartreader.core.estimator import DAY
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
     DatabaseCorruptError,
@@ -638,8 +639,34 @@ class Store:
             raise UsageError(f"cannot update feed {feed_id}: {e}") from e
 
     def delete_feed(self, feed_id: int) -> None:
+        """Delete a feed with its entries, alerts and fetch log. Its budgeted
+        requests of the last day stay counted (``spent_requests``): unsubscribing
+        and restarting must not free a day's budget that was already spent."""
         with self._tx() as db:
+            # "the last day" ends at the newest request logged (the store has no clock)
+            db.execute(
+                "INSERT INTO spent_requests (time) SELECT time FROM fetch_log "
+                "WHERE feed_id = ? AND manual = 0 "
+                "AND time >= (SELECT MAX(time) FROM fetch_log) - ?",
+                (feed_id, DAY),
+            )
             db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+            self._prune_spent(db)
+
+    def record_request(self, at: float) -> None:
+        """A budgeted request that has no fetch-log row of its own (a move's
+        extra request): the 24 h cap counts it after a restart too."""
+        with self._tx() as db:
+            db.execute("INSERT INTO spent_requests (time) VALUES (?)", (at,))
+            self._prune_spent(db)
+
+    @staticmethod
+    def _prune_spent(db: sqlite3.Connection) -> None:
+        # two days: a clock that went back a little still finds the last day's
+        db.execute(
+            "DELETE FROM spent_requests WHERE time < (SELECT MAX(time) FROM spent_requests) - ?",
+            (2 * DAY,),
+        )
 
     def save_scheduler_state(self, states: dict[int, dict[str, Any]]) -> None:
         with self._tx() as db:
@@ -867,12 +894,16 @@ class Store:
         )
         return {int(r["feed_id"]): self._log_row(r) for r in rows}
 
-    def fetch_times(self, since: float, *, manual: bool = False) -> list[tuple[int, float]]:
+    def budget_request_times(self, since: float) -> list[float]:
+        """The times of the budgeted (not manual) requests made since ``since``:
+        the fetch log's and the ones it no longer or never held
+        (:meth:`delete_feed`, :meth:`record_request`). Sorted."""
         rows = self._q(
-            "SELECT feed_id, time FROM fetch_log WHERE time >= ? AND manual = ? ORDER BY time",
-            (since, int(manual)),
+            "SELECT time FROM fetch_log WHERE time >= ? AND manual = 0 "
+            "UNION ALL SELECT time FROM spent_requests WHERE time >= ? ORDER BY time",
+            (since, since),
         )
-        return [(int(r[0]), float(r[1])) for r in rows]
+        return [float(r[0]) for r in rows]
 
     # -- entries ---------------------------------------------------------
 

@@ -112,6 +112,10 @@ def test_a_scheduled_fetch_spends_the_new_address_from_the_budget(
 
     assert moved.status == "ok" and store.feed(fid).url == new
     assert up.requests_today() == 2  # the dead address and the new one
+    # the fetch log holds one row for the two requests; a restart counts both
+    t = up.now()
+    restarted = Updater(store, fetcher=up.fetcher, now=lambda: t)
+    assert restarted.requests_today() == 2
 
 
 def test_with_no_request_left_the_move_waits_and_the_cap_holds(

@@ -809,3 +809,39 @@ def test_a_malformed_scheduler_state_costs_only_what_that_feed_learned(
     finally:
         up.close()
         store.close()
+
+
+def test_unsubscribing_and_restarting_does_not_free_a_days_spent_budget(
+    tmp_path: Path, feed_server: FeedServer
+) -> None:
+    """A deleted feed's fetch log goes with it; its budgeted requests of the last
+    day must not, or unsubscribing and restarting would hand the day's spent
+    requests out again and the 24 h cap would not hold."""
+    from smartreader.updater import Updater
+
+    for name in "abc":
+        feed_server.route(f"/{name}.xml", Reply(body=rss(item(name, name.upper()))))
+    path = tmp_path / "db.sqlite3"
+    store = Store(path)
+    a, b = store.add_feed(feed_server.url("/a.xml")), store.add_feed(feed_server.url("/b.xml"))
+    store.set_setting("budget_per_day", 2.0)
+    up = Updater(store)
+    assert [r.status for r in up.update([a, b], manual=False)] == ["ok", "ok"]
+    store.delete_feed(a)
+    up.feed_changed(a)
+    assert up.requests_today() == 2
+    up.close()
+    store.close()
+
+    store = Store(path)
+    c = store.add_feed(feed_server.url("/c.xml"))  # due at once, but the day is spent
+    up = Updater(store)
+    try:
+        assert up.requests_today() == 2  # 1 before: feed a's request was forgotten
+        feed_server.clear()
+        assert up.run_due() == []
+        assert feed_server.requests == []
+        assert [r.status for r in up.update([c])] == ["ok"]  # the user's own refresh
+    finally:
+        up.close()
+        store.close()

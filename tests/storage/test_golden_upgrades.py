@@ -84,3 +84,14 @@ def test_alerts_fetch_log_and_learned_state_survive(upgraded):
         assert up.explain(feeds[0].id).feed_id == feeds[0].id
     finally:
         up.close()
+
+
+def test_the_budgets_record_of_requests_survives_and_outlives_a_deleted_feed(upgraded):
+    """v6 keeps a deleted feed's requests for the 24 h cap; an upgraded file
+    counts the fetch log it had, and from then on keeps them when a feed goes."""
+    store, _ = upgraded
+    t = golden.T0
+    spent = [t, t, t, t + 600, t + 900, t + 1200]  # the golden fetch log, none manual
+    assert store.budget_request_times(t - 86400.0) == spent
+    store.delete_feed(sorted(store.feeds(), key=lambda f: f.id)[1].id)
+    assert store.budget_request_times(t - 86400.0) == spent

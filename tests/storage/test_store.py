@@ -235,6 +235,33 @@ def test_alerts_roundtrip(store):
     assert len(store.alerts(include_dismissed=True)) == 1
 
 
+DAY = 86400.0
+
+
+def test_budget_request_times_outlive_a_deleted_feed_and_count_extra_requests(store):
+    """The 24 h cap's record across restarts: budgeted requests only, a deleted
+    feed's last day kept, a move's extra request counted, old rows pruned."""
+    t0 = 10 * DAY
+    gone = store.add_feed("https://example.org/gone")
+    kept = store.add_feed("https://example.org/kept")
+    for t in (t0 - 2 * DAY, t0 - 3600.0, t0 - 60.0):
+        store.record_fetch(FetchRecord(gone, t, "ok"))
+    store.record_fetch(FetchRecord(gone, t0 - 30.0, "ok", manual=True))  # outside the budget
+    store.record_fetch(FetchRecord(kept, t0, "not_modified"))
+    assert store.budget_request_times(t0 - DAY) == [t0 - 3600.0, t0 - 60.0, t0]
+
+    store.delete_feed(gone)
+
+    assert store.fetch_log(gone) == []
+    assert store.budget_request_times(t0 - DAY) == [t0 - 3600.0, t0 - 60.0, t0]
+    assert store.budget_request_times(t0 - 120.0) == [t0 - 60.0, t0]
+    store.record_request(t0 + 5.0)
+    assert store.budget_request_times(t0 - 120.0) == [t0 - 60.0, t0, t0 + 5.0]
+    # what no 24 h window can reach any more is not kept for ever
+    store.record_request(t0 + 3 * DAY)
+    assert store.budget_request_times(0.0) == [t0, t0 + 3 * DAY]
+
+
 def test_hints_and_state_roundtrip(store):
     fid = store.add_feed("https://example.org/feed")
     h = ServerHints(retry_after=5.0, ttl_seconds=3600, skip_hours=frozenset({1, 2}))
