@@ -49,3 +49,16 @@ def test_core_does_no_io():
 def test_storage_and_net_do_not_import_gui():
     for path in _files("storage", "net", "core", "sim"):
         assert not any(m.startswith("smartreader.gui") for m in _imports(path)), path
+
+
+def test_the_store_loads_without_numpy():
+    """CLI commands that only read the store (`feeds`, `entries`, `export`) must
+    not pay for importing numpy, which the scheduler's modules bring."""
+    import subprocess
+    import sys
+
+    code = "import sys, smartreader.storage.store; print('numpy' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PKG.parent
+    )
+    assert out.stdout.strip() == "False"

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from smartreader.core.estimator import DAY
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
     DatabaseCorruptError,
@@ -36,6 +35,9 @@ from smartreader.errors import (
 )
 from smartreader.storage import walguard
 from smartreader.storage.schema import MIGRATIONS, SCHEMA_VERSION
+
+# seconds; not core.estimator's DAY: importing it would load numpy for every CLI command
+DAY = 86400.0
 
 DB_NAME = "smartreader.sqlite3"
 
@@ -186,7 +188,7 @@ SMALL_LIST = 2_000
 # not move a feed (research/reliability.md §3.2). An http → https upgrade of the
 # same address is taken at once.
 REDIRECT_CONFIRMATIONS = 3
-REDIRECT_MIN_AGE = 7 * 86400.0
+REDIRECT_MIN_AGE = 7 * DAY
 PREVIOUS_URLS_KEPT = 10
 
 
