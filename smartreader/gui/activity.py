@@ -76,14 +76,14 @@ STATUS_TEXT = {
 }
 
 
-def format_time(t: float | None, now: float | None = None) -> str:
+def format_time(t: float | None, now: float | None = None, *, seconds: bool = True) -> str:
     """Local time, with the date only when it is not today."""
     if t is None:
         return "never"
     when = dt.datetime.fromtimestamp(t)
     today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
     if when.date() == today:
-        return when.strftime("%H:%M:%S")
+        return when.strftime("%H:%M:%S" if seconds else "%H:%M")
     if abs((when.date() - today).days) < 7:
         return when.strftime("%a %H:%M")
     return when.strftime("%d %b %Y %H:%M")
@@ -381,15 +381,27 @@ class OverviewView(QWidget):
 
     feedActivated = Signal(int)
 
+    # Short headers so the table fits the reading pane next to the article list;
+    # the header tooltips say what each column means.
     COLUMNS = (
         "Feed",
-        "Rate/day",
-        "Fetches/day",
+        "Items\nper day",
+        "Fetches\nper day",
         "Share",
-        "Expected delay",
-        "Last fetch",
+        "Delay",
+        "Last\nfetch",
         "Status",
-        "Missed alerts",
+        "Alerts",
+    )
+    COLUMN_TIPS = (
+        "Feed title; double-click for its activity",
+        "Learned posting rate: items per day, estimated",
+        "Fetches per day the scheduler plans for this feed",
+        "This feed's share of the request budget",
+        "Expected delay from posting to fetch, on average",
+        "When the feed was last fetched",
+        "Result of the last fetch",
+        "Missed-item alerts: items that probably scrolled out of the feed unseen",
     )
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -433,6 +445,8 @@ class OverviewView(QWidget):
 
         self.model = QStandardItemModel(0, len(self.COLUMNS), self)
         self.model.setHorizontalHeaderLabels(list(self.COLUMNS))
+        for c, why in enumerate(self.COLUMN_TIPS):
+            self.model.horizontalHeaderItem(c).setToolTip(why)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
@@ -447,12 +461,7 @@ class OverviewView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         _compact_rows(self.table)
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in range(1, len(self.COLUMNS)):
-            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        # Size columns from the visible rows, not all of them (hundreds of feeds).
-        hh.setResizeContentsPrecision(60)
+        self._size_columns()
         self.table.doubleClicked.connect(self._activated)
         self._fill_rows: Iterator[dict[str, Any]] = iter(())
         self._fill_colors = (QColor(), QColor())
@@ -477,6 +486,16 @@ class OverviewView(QWidget):
         split.setStretchFactor(1, 3)
         split.setChildrenCollapsible(False)
         lay.addWidget(split, 1)
+
+    def _size_columns(self) -> None:
+        # Per-section modes live in the header's sections, which a model change
+        # (the fill detaches the proxy's source) drops: set them again after each.
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for c in range(1, len(self.COLUMNS)):
+            hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        # Size columns from the visible rows, not all of them (hundreds of feeds).
+        hh.setResizeContentsPrecision(60)
 
     @Slot(QModelIndex)
     def _activated(self, index: QModelIndex) -> None:
@@ -568,6 +587,7 @@ class OverviewView(QWidget):
                 return
         self._fill_timer.stop()
         self.proxy.setSourceModel(self.model)
+        self._size_columns()
         col, order = self._fill_sort
         self.proxy.sort(col if col >= 0 else 2, order)
 
@@ -587,7 +607,7 @@ class OverviewView(QWidget):
             _item("—" if share is None else _per_day(share), share or 0.0, align_right=True),
             _item("—" if pct is None else f"{pct:.1f} %", pct or 0.0, align_right=True),
             _item(humanize_duration(delay), delay if delay is not None else 1e18),
-            _item(format_time(r.get("last_fetch")), r.get("last_fetch") or 0.0),
+            _item(format_time(r.get("last_fetch"), seconds=False), r.get("last_fetch") or 0.0),
             _item(STATUS_TEXT.get(status, status or "—"), status),
             _item(str(alerts) if alerts else "", alerts, align_right=True),
         ]

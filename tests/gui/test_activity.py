@@ -7,6 +7,7 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView
 
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedEntry
 from smartreader.core.rhythm import to_local_slots
@@ -139,10 +140,22 @@ def test_overview_lists_every_feed_sorted_with_summary(qtbot, store, updater_on)
     up = updater_on(now, ids, budget=1.0)
     panel = ActivityPanel(store, up, now=lambda: now)
     qtbot.addWidget(panel)
+    panel.resize(660, 720)  # the reading pane's width in a 1360 px window
     panel.show()
     ov = panel.overview
     assert panel.stack.currentWidget() is ov
     assert ov.proxy.rowCount() == 2
+    # The table fits the pane. Filling detaches the proxy's source, which dropped
+    # the per-column resize modes: every column fell back to 100 px, the table
+    # scrolled sideways and the feed names were cut to a few letters.
+    qtbot.wait(50)
+    hh = ov.table.horizontalHeader()
+    assert hh.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+    assert ov.table.horizontalScrollBar().maximum() == 0
+    widths = [hh.sectionSize(c) for c in range(len(ov.COLUMNS))]
+    assert widths[0] >= 90 and widths[4] < 100, widths  # name stretches; "Delay" fits
+    for c, why in enumerate(ov.COLUMN_TIPS):
+        assert ov.model.horizontalHeaderItem(c).toolTip() == why
     ov.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert [ov.proxy.index(r, 0).data() for r in range(2)] == ["alpha", "beta"]
     assert ov.proxy.index(0, 6).data() == "error"
