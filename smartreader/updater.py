@@ -667,7 +667,9 @@ class Updater:
         self, budget_per_day: float, min_interval: float | None = None
     ) -> tuple[float, float]:
         with self._lock:
-            return self.scheduler.estimate_delay_for_budget(budget_per_day, min_interval)
+            return self.scheduler.estimate_delay_for_budget(
+                budget_per_day, min_interval, self.now()
+            )
 
     def requests_today(self) -> int:
         with self._lock:

@@ -420,6 +420,24 @@ def test_estimate_delay_for_budget_is_monotone():
     assert s1 <= f1 * 1.05
 
 
+def test_estimate_delay_at_the_current_budget_is_the_plans_own():
+    """Settings and the overview quote one number for the budget in force: the cheap
+    curve is scaled to the plans' expected delay there, and keeps its shape."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=40), T0)
+    hours = np.arange(168) % 24
+    for i in range(6):
+        sched.add_feed(i, host=f"h{i}")
+        lam = np.where((hours >= 8 + i) & (hours < 11 + i), 3.0 * (i + 1), 0.05)
+        sched.set_lambda(i, lam)
+    plan = sched.summary(T0).expected_mean_delay_s
+    cheap = [sched.estimate_delay_for_budget(b)[0] for b in (20, 40, 80)]
+    assert abs(cheap[1] / plan - 1) > 0.02  # the two models differ here ...
+    now = [sched.estimate_delay_for_budget(b, now=T0)[0] for b in (20, 40, 80)]
+    assert now[1] == pytest.approx(plan)  # ... but not in what the user is shown
+    assert np.array(now) / np.array(cheap) == pytest.approx(plan / cheap[1])
+    assert sched.estimate_delay_for_budget(40, now=T0)[1] == sched.estimate_delay_for_budget(40)[1]
+
+
 def test_estimate_delay_for_another_min_interval():
     """Settings asks for a minimum interval not yet applied; a feed's own one wins."""
     sched = Scheduler(SchedulerConfig(budget_per_day=500), T0)

@@ -148,6 +148,10 @@ def test_feedback_follows_the_slider_cheaply(qtbot, request, store, feeds):
     assert f"<b>{humanize_duration(s300)}</b>" in before
     assert f"same requests: {humanize_duration(f300)}" in before
     assert f"{100 * (1 - s300 / f300):.0f} % shorter" in before
+    # ... which at the saved budget are the plan's own, as the overview shows them
+    plan = up.summary()
+    assert s300 == pytest.approx(plan.expected_mean_delay_s)
+    assert f300 == pytest.approx(plan.fixed_interval_mean_delay_s)
 
     calls = len(up.calls)
     dlg.budget_slider.setValue(dlg.budget_slider.value() + 100)
