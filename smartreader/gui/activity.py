@@ -181,7 +181,11 @@ class FeedActivityView(QWidget):
         lay.addLayout(stats)
 
         self.chart = WeekRateChart()
-        self.chart.setMinimumHeight(210)
+        # Its stretch makes it tall in a roomy pane; a small minimum keeps the
+        # layout satisfiable in a short one, where the stats above wrap to more
+        # lines than the minimum size hint foresees and the lists below would
+        # otherwise be laid over the chart's axis.
+        self.chart.setMinimumHeight(150)
         lay.addWidget(self.chart, 3)
 
         mid = QHBoxLayout()

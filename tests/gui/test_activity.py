@@ -7,7 +7,7 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtWidgets import QHeaderView, QSplitter
 
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedEntry
 from smartreader.core.rhythm import to_local_slots
@@ -167,3 +167,23 @@ def test_overview_lists_every_feed_sorted_with_summary(qtbot, store, updater_on)
     with qtbot.wait_signal(panel.feedActivated, timeout=1000) as sig:
         ov.table.doubleClicked.emit(ov.proxy.index(1, 0))
     assert sig.args == [ids[1]]
+
+
+def test_feed_view_in_a_short_pane_keeps_the_chart_clear_of_the_lists(qtbot, store, updater_on):
+    # The reading pane of a 1024 × 640 window. The stats wrap to more lines than
+    # the minimum size hint foresees; with a 210 px chart minimum the layout could
+    # not be met and the lists below were laid over the chart's axis labels.
+    now = time.time()
+    fid, other = _history(store, now)
+    up = updater_on(now, [fid, other])
+    panel = ActivityPanel(store, up, now=lambda: now)
+    qtbot.addWidget(panel)
+    panel.resize(505, 545)
+    panel.show()
+    panel.set_feed(fid)
+    qtbot.wait(50)
+    view = panel.feed_view
+    chart = view.chart.geometry()
+    below = [w.geometry() for w in view.findChildren(QSplitter)]
+    assert below and all(chart.bottom() < g.top() for g in below), (chart, below)
+    assert chart.bottom() < view.height() and chart.height() >= 150
