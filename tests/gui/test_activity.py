@@ -91,15 +91,21 @@ def updater_on(store):
         up.close()
 
 
-def test_feed_view_plots_the_explanation(qtbot, store, updater_on):
+def _feed_panel(qtbot, store, updater_on, width: int, height: int):
+    """The panel showing alpha's activity, at the given size."""
     now = time.time()
     fid, other = _history(store, now)
     up = updater_on(now, [fid, other])
     panel = ActivityPanel(store, up, now=lambda: now)
     qtbot.addWidget(panel)
-    panel.resize(900, 800)
+    panel.resize(width, height)
     panel.show()
     panel.set_feed(fid)
+    return panel, up, fid, now
+
+
+def test_feed_view_plots_the_explanation(qtbot, store, updater_on):
+    panel, up, fid, now = _feed_panel(qtbot, store, updater_on, 900, 800)
     view = panel.feed_view
     assert panel.stack.currentWidget() is view
     ex = up.explain(fid)
@@ -173,14 +179,7 @@ def test_feed_view_in_a_short_pane_keeps_the_chart_clear_of_the_lists(qtbot, sto
     # The reading pane of a 1024 × 640 window. The stats wrap to more lines than
     # the minimum size hint foresees; with a 210 px chart minimum the layout could
     # not be met and the lists below were laid over the chart's axis labels.
-    now = time.time()
-    fid, other = _history(store, now)
-    up = updater_on(now, [fid, other])
-    panel = ActivityPanel(store, up, now=lambda: now)
-    qtbot.addWidget(panel)
-    panel.resize(505, 545)
-    panel.show()
-    panel.set_feed(fid)
+    panel, *_ = _feed_panel(qtbot, store, updater_on, 505, 545)
     qtbot.wait(50)
     view = panel.feed_view
     chart = view.chart.geometry()
