@@ -26,3 +26,13 @@ def feed_server() -> Iterator[FeedServer]:
 
     with FeedServer() as server:
         yield server
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A real SQLite store in the test's folder (a module may define its own)."""
+    from smartreader.storage.store import Store
+
+    s = Store(tmp_path / "db.sqlite3")
+    yield s
+    s.close()

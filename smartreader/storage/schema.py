@@ -184,5 +184,26 @@ CREATE TABLE spent_requests (time REAL NOT NULL);
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+# v7: old articles may be deleted (``Store.purge_old``; how old is a setting). A
+# deleted entry leaves its identity behind, so the feed's window, which may carry
+# it for months yet, cannot bring it back as a new unread article, and the
+# scheduler does not count it as new (that would raise false missed-item alerts).
+# The index finds the old ones without reading every wide row (the daily check
+# usually finds none).
+# A database that already holds articles keeps them all until its user chooses a
+# limit in Settings; a new one starts with the default.
+_V7 = """
+CREATE TABLE purged_entries (
+    feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    uid     TEXT NOT NULL,
+    purged  REAL NOT NULL,
+    PRIMARY KEY (feed_id, uid)
+) WITHOUT ROWID;
+CREATE INDEX entries_age ON entries (read, first_seen) WHERE starred = 0;
+INSERT OR IGNORE INTO settings (key, value)
+    SELECT 'keep_read_days', '0' WHERE EXISTS (SELECT 1 FROM entries);
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 SCHEMA_VERSION = len(MIGRATIONS)

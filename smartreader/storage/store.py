@@ -179,6 +179,20 @@ class FetchOutcome:
     moved_from: str | None = None  # the feed's URL before this fetch moved it
 
 
+@dataclass(frozen=True)
+class PurgeResult:
+    read: int  # read articles deleted
+    unread: int  # unread articles deleted
+    log_rows: int  # fetch-log rows and dismissed alerts deleted
+    finished: bool = True  # False: cancelled, the rest is left for the next time
+
+
+# Fetch-log rows and dismissed alerts older than this go with ``purge_old`` (the
+# app shows the last 50 fetches of a feed and the last day's requests; a feed's
+# newest row is always kept, for its "last fetch").
+LOG_KEEP_DAYS = 180.0
+PURGE_BATCH = 500  # entries deleted per transaction: the GUI's writes interleave
+
 # A list of fewer entries than this is sorted by title from its feeds' own index
 # (read and sorted whole for each page); a longer one is read from the title index.
 SMALL_LIST = 2_000
@@ -697,7 +711,11 @@ class Store:
             ).fetchone()
             if row is None:
                 raise UsageError(f"no feed with id {rec.feed_id}")
+            # deleted as old: the window still carries them, they are not new
+            purged = self._purged_uids(db, rec.feed_id, [e.uid for e in rec.entries])
             for e in rec.entries:
+                if e.uid in purged:
+                    continue
                 cur = db.execute(
                     "INSERT INTO entries (feed_id, uid, title, title_key, link, author, "
                     "published, updated, first_seen, sort_time, content, summary, enclosures) "
@@ -851,17 +869,119 @@ class Store:
         return FetchOutcome(tuple(new_ids), len(rec.entries), alert_id, moved_from)
 
     def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
-        """Which of these uids are already stored for the feed (for is_new flags)."""
+        """Which of these uids the feed has delivered before (for is_new flags):
+        stored, or stored once and deleted as old."""
         out: set[str] = set()
         for i in range(0, len(uids), 500):
             chunk = list(uids[i : i + 500])
             marks = ",".join("?" * len(chunk))
             rows = self._q(
-                f"SELECT uid FROM entries WHERE feed_id = ? AND uid IN ({marks})",
+                f"SELECT uid FROM entries WHERE feed_id = ? AND uid IN ({marks}) "
+                f"UNION SELECT uid FROM purged_entries WHERE feed_id = ? AND uid IN ({marks})",
+                (feed_id, *chunk, feed_id, *chunk),
+            )
+            out.update(r[0] for r in rows)
+        return out
+
+    @staticmethod
+    def _purged_uids(db: sqlite3.Connection, feed_id: int, uids: Sequence[str]) -> set[str]:
+        out: set[str] = set()
+        for i in range(0, len(uids), 500):
+            chunk = list(uids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(
+                f"SELECT uid FROM purged_entries WHERE feed_id = ? AND uid IN ({marks})",
                 (feed_id, *chunk),
             )
             out.update(r[0] for r in rows)
         return out
+
+    # -- keeping the database small ------------------------------------------
+
+    def purge_old(
+        self,
+        now: float,
+        *,
+        read_days: float | None,
+        unread_days: float | None = None,
+        cancel: Any = None,
+        batch: int = PURGE_BATCH,
+    ) -> PurgeResult:
+        """Delete articles stored longer than ``read_days`` (read ones) or
+        ``unread_days`` (unread ones) ago; ``None`` or 0 keeps them. Starred
+        articles are always kept. Each deleted article's identity stays behind
+        (``purged_entries``) so its feed cannot deliver it again as new. Also drops
+        fetch-log rows and dismissed alerts older than ``LOG_KEEP_DAYS``.
+
+        Works in short transactions of ``batch`` articles, so other writes (the
+        GUI marking an article read) wait milliseconds, not the whole purge;
+        ``cancel`` (an object with ``is_set()``) stops between two of them."""
+        counts = {1: 0, 0: 0}
+        finished = True
+        for read, days in ((1, read_days), (0, unread_days)):
+            if not days or days <= 0:
+                continue
+            cutoff = now - days * DAY
+            while True:
+                if cancel is not None and cancel.is_set():
+                    finished = False
+                    break
+                with self._tx() as db:
+                    ids = [
+                        r[0]
+                        for r in db.execute(
+                            "SELECT id FROM entries WHERE read = ? AND starred = 0 "
+                            "AND first_seen < ? LIMIT ?",
+                            (read, cutoff, batch),
+                        )
+                    ]
+                    if ids:
+                        marks = ",".join("?" * len(ids))
+                        db.execute(
+                            "INSERT OR IGNORE INTO purged_entries (feed_id, uid, purged) "
+                            f"SELECT feed_id, uid, ? FROM entries WHERE id IN ({marks})",
+                            (now, *ids),
+                        )
+                        db.execute(f"DELETE FROM entries WHERE id IN ({marks})", ids)
+                counts[read] += len(ids)
+                if len(ids) < batch:
+                    break
+        log_rows = 0
+        if finished:
+            old = now - LOG_KEEP_DAYS * DAY
+            with self._tx() as db:
+                log_rows += db.execute(
+                    "DELETE FROM fetch_log WHERE time < ? AND id NOT IN "
+                    "(SELECT MAX(id) FROM fetch_log GROUP BY feed_id)",
+                    (old,),
+                ).rowcount
+                log_rows += db.execute(
+                    "DELETE FROM alerts WHERE dismissed = 1 AND created < ?", (old,)
+                ).rowcount
+        return PurgeResult(counts[1], counts[0], log_rows, finished)
+
+    def count_purgeable(
+        self, now: float, *, read_days: float | None, unread_days: float | None = None
+    ) -> int:
+        """How many articles ``purge_old`` with these limits would delete now."""
+        n = 0
+        for read, days in ((1, read_days), (0, unread_days)):
+            if days and days > 0:
+                n += int(
+                    self._q(
+                        "SELECT count(*) FROM entries WHERE read = ? AND starred = 0 "
+                        "AND first_seen < ?",
+                        (read, now - days * DAY),
+                    )[0][0]
+                )
+        return n
+
+    def used_bytes(self) -> int:
+        """What the data takes: the file's pages less its free ones (deleted
+        articles leave free pages, reused by new ones; the file does not shrink)."""
+        pages = int(self._q("PRAGMA page_count")[0][0])
+        free = int(self._q("PRAGMA freelist_count")[0][0])
+        return (pages - free) * int(self._q("PRAGMA page_size")[0][0])
 
     def fetch_log(self, feed_id: int | None = None, limit: int = 50) -> list[FetchLogRow]:
         where, params = ("WHERE feed_id = ?", [feed_id]) if feed_id is not None else ("", [])

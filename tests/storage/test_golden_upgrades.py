@@ -95,3 +95,18 @@ def test_the_budgets_record_of_requests_survives_and_outlives_a_deleted_feed(upg
     assert store.budget_request_times(t - 86400.0) == spent
     store.delete_feed(sorted(store.feeds(), key=lambda f: f.id)[1].id)
     assert store.budget_request_times(t - 86400.0) == spent
+
+
+def test_an_upgraded_database_keeps_every_article_until_its_user_sets_a_limit(upgraded):
+    """v7 deletes old articles (90 days for read ones by default): a database that
+    already held articles keeps all of them, as before the upgrade, a year on."""
+    store, _ = upgraded
+    before = store.entry_count()
+    up = Updater(store, now=lambda: golden.T0 + 365 * 86400.0)
+    try:
+        assert up.keep_days() == (0.0, 0.0)
+        res = up.cleanup(force=True)
+    finally:
+        up.close()
+    assert res is not None and (res.read, res.unread) == (0, 0)
+    assert store.entry_count() == before == sum(golden.N_ENTRIES)

@@ -1,0 +1,194 @@
+"""Old articles are deleted as the user chose, and never come back as new."""
+
+from __future__ import annotations
+
+import threading
+
+from smartreader.storage import FetchRecord, Store
+from smartreader.storage.store import LOG_KEEP_DAYS
+from tests.storage.test_store import entry
+
+DAY = 86400.0
+T0 = 1_780_000_000.0
+
+
+def _fetch(store: Store, fid: int, at: float, uids: list[str]):
+    return store.record_fetch(
+        FetchRecord(fid, at, "ok", entries=[entry(u, title=f"word{u}") for u in uids])
+    )
+
+
+def _uids(store: Store) -> set[str]:
+    return {r[0] for r in store._q("SELECT uid FROM entries")}
+
+
+def _fts_ok(store: Store) -> None:
+    # raises if the full-text index disagrees with the entries it indexes
+    with store._tx() as db:
+        db.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_old_read_articles_go_starred_and_recent_ones_stay(store):
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0, ["old-read", "old-unread", "old-starred"])
+    _fetch(store, fid, T0 + 80 * DAY, ["old-read", "new-read"])  # still in the window
+    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
+    store.set_read([ids["old-read"], ids["old-starred"], ids["new-read"]], True)
+    store.set_starred([ids["old-starred"]], True)
+
+    res = store.purge_old(T0 + 100 * DAY, read_days=90, unread_days=None)
+
+    # its age is how long it has been stored, not when the window last carried it
+    assert (res.read, res.unread, res.finished) == (1, 0, True)
+    assert _uids(store) == {"old-unread", "old-starred", "new-read"}
+    assert store.entry_ids(search="wordold-read") == []
+    assert len(store.entry_ids(search="wordold-starred")) == 1
+    _fts_ok(store)
+
+
+def test_unread_articles_go_only_when_asked(store):
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0, ["a", "b"])
+    assert store.purge_old(T0 + 400 * DAY, read_days=0, unread_days=0).unread == 0
+    res = store.purge_old(T0 + 400 * DAY, read_days=0, unread_days=365)
+    assert (res.read, res.unread) == (0, 2)
+    assert store.entry_count() == 0
+
+
+def test_a_deleted_article_still_in_the_feed_does_not_come_back_as_new(store):
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0, ["slow-1", "slow-2"])
+    store.set_read(store.entry_ids(feed_ids=[fid]), True)
+    store.purge_old(T0 + 91 * DAY, read_days=90)
+    assert store.entry_count() == 0
+
+    # a slow blog's window carries them for months yet, beside a new post
+    out = _fetch(store, fid, T0 + 92 * DAY, ["slow-1", "slow-2", "fresh"])
+
+    assert len(out.new_entry_ids) == 1
+    assert _uids(store) == {"fresh"}
+    assert store.unread_counts() == {fid: 1}
+    # the scheduler counts them as seen before (else: a false missed-items alert)
+    assert store.known_uids(fid, ["slow-1", "slow-2", "fresh", "never"]) == {
+        "slow-1",
+        "slow-2",
+        "fresh",
+    }
+
+
+def test_the_same_uid_in_another_feed_is_not_affected(store):
+    a = store.add_feed("https://a.example/feed")
+    b = store.add_feed("https://b.example/feed")
+    _fetch(store, a, T0, ["shared"])
+    store.set_read(store.entry_ids(feed_ids=[a]), True)
+    store.purge_old(T0 + 91 * DAY, read_days=90)
+    assert len(_fetch(store, b, T0 + 92 * DAY, ["shared"]).new_entry_ids) == 1
+
+
+def test_unsubscribing_forgets_the_deleted_articles_too(store):
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0, ["x"])
+    store.set_read(store.entry_ids(feed_ids=[fid]), True)
+    store.purge_old(T0 + 91 * DAY, read_days=90)
+    assert store._q("SELECT count(*) FROM purged_entries")[0][0] == 1
+    store.delete_feed(fid)
+    assert store._q("SELECT count(*) FROM purged_entries")[0][0] == 0
+    # subscribed again: the article is new to the user again
+    fid = store.add_feed("https://example.org/feed")
+    assert len(_fetch(store, fid, T0 + 92 * DAY, ["x"]).new_entry_ids) == 1
+
+
+def test_purging_works_in_batches_and_stops_when_cancelled(store):
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0, [f"e{i}" for i in range(10)])
+    store.set_read(store.entry_ids(feed_ids=[fid]), True)
+
+    class StopAfter:
+        """Cancelled once the purge has asked this many times."""
+
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def is_set(self) -> bool:
+            self.n -= 1
+            return self.n < 0
+
+    res = store.purge_old(T0 + 91 * DAY, read_days=90, batch=3, cancel=StopAfter(1))
+    assert (res.read, res.finished) == (3, False)
+    assert store.entry_count() == 7
+    res = store.purge_old(T0 + 91 * DAY, read_days=90, batch=3, cancel=threading.Event())
+    assert (res.read, res.finished) == (7, True)
+    assert store.entry_count() == 0
+    _fts_ok(store)
+
+
+def test_old_fetch_log_rows_and_dismissed_alerts_go_but_each_feeds_last_fetch_stays(store):
+    busy = store.add_feed("https://busy.example/feed")
+    quiet = store.add_feed("https://quiet.example/feed")
+    old = T0 - (LOG_KEEP_DAYS + 10) * DAY
+    store.record_fetch(FetchRecord(quiet, old, "error", error="boom"))
+    for k in range(3):
+        store.record_fetch(FetchRecord(busy, old + k, "ok", missed_estimate=1.0))
+    store.record_fetch(FetchRecord(busy, T0, "not_modified", missed_estimate=2.0))
+    store.dismiss_alerts([a.id for a in store.alerts() if a.missed_estimate == 1.0][:2])
+
+    res = store.purge_old(T0, read_days=None)
+
+    assert [r.time for r in store.fetch_log(busy)] == [T0]
+    assert [r.error for r in store.fetch_log(quiet)] == ["boom"]  # its only, last fetch
+    assert set(store.last_fetches()) == {busy, quiet}
+    # 3 old fetch-log rows of the busy feed, and the 2 dismissed old alerts
+    assert res.log_rows == 5
+    assert sorted(a.missed_estimate for a in store.alerts(include_dismissed=True)) == [1.0, 2.0]
+
+
+def test_the_daily_check_uses_the_age_index(store):
+    plan = store._q(
+        "EXPLAIN QUERY PLAN SELECT id FROM entries WHERE read = 1 AND starred = 0 "
+        "AND first_seen < 5 LIMIT 500"
+    )
+    assert "entries_age" in plan[0][3]
+
+
+def test_the_updater_purges_once_a_day_by_the_users_setting(store):
+    from smartreader.updater import DEFAULT_KEEP_READ_DAYS, KEEP_READ_DAYS, Updater
+
+    clock = [T0]
+    fid = store.add_feed("https://example.org/feed")
+    _fetch(store, fid, T0 - 100 * DAY, ["a", "b"])
+    _fetch(store, fid, T0 - 50 * DAY, ["c"])
+    store.set_read(store.entry_ids(feed_ids=[fid]), True)
+    up = Updater(store, now=lambda: clock[0])
+    try:
+        assert up.keep_days() == (DEFAULT_KEEP_READ_DAYS, 0.0)  # a new database
+        assert up.cleanup().read == 2
+        store.set_setting(KEEP_READ_DAYS, 30)
+        clock[0] += DAY - 60
+        assert up.cleanup() is None  # not due for a day
+        assert up.cleanup(force=True).read == 1  # the user just changed the setting
+        _fetch(store, fid, T0 - 40 * DAY, ["d"])
+        store.set_read(store.entry_ids(feed_ids=[fid]), True)
+        clock[0] += DAY
+        assert up.cleanup().read == 1
+        _fetch(store, fid, T0 - 35 * DAY, ["e"])
+        store.set_read(store.entry_ids(feed_ids=[fid]), True)
+        # the clock went back (it was wrong by a year, say): no year-long pause
+        clock[0] -= 3600
+        assert up.cleanup().read == 1
+        store.set_setting(KEEP_READ_DAYS, "junk")  # a damaged row: the default holds
+        assert up.keep_days()[0] == DEFAULT_KEEP_READ_DAYS
+    finally:
+        up.close()
+
+
+def test_what_the_data_takes_shrinks_when_articles_go(store):
+    fid = store.add_feed("https://example.org/feed")
+    big = "<p>" + "lorem ipsum " * 2000 + "</p>"
+    store.record_fetch(
+        FetchRecord(fid, T0, "ok", entries=[entry(f"e{i}", content=big) for i in range(40)])
+    )
+    store.set_read(store.entry_ids(feed_ids=[fid]), True)
+    before = store.used_bytes()
+    assert before > 40 * len(big) / 4  # text compresses in FTS, not in the rows
+    store.purge_old(T0 + 91 * DAY, read_days=90)
+    assert store.used_bytes() < before / 4
