@@ -101,6 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("per_day", nargs="?", type=float)
     _data_dir_arg(p)
 
+    p = sub.add_parser(
+        "cleanup",
+        help="delete old articles now (starred ones are kept); set how long articles are kept",
+    )
+    p.add_argument(
+        "--read-days", type=float, metavar="N", help="keep read articles N days (0: always)"
+    )
+    p.add_argument(
+        "--unread-days", type=float, metavar="N", help="keep unread articles N days (0: always)"
+    )
+    _data_dir_arg(p)
+
     try:
         from smartreader.sim.cli import add_replay_parser
     except ImportError:  # pragma: no cover - sim is part of the package
@@ -261,6 +273,7 @@ def cmd_update(args: argparse.Namespace) -> int:
                 up.run_due(progress=progress)
             else:
                 up.update(args.feeds or None, manual=True, progress=progress)
+            up.cleanup()  # once a day: `update --due` from cron keeps the database small too
         finally:
             up.close()
             # also when the database failed part of the run: what did happen is
@@ -390,6 +403,38 @@ def cmd_budget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keep_text(days: float) -> str:
+    return "always" if days <= 0 else f"{days:g} days"
+
+
+def cmd_cleanup(args: argparse.Namespace) -> int:
+    from smartreader.updater import KEEP_DAYS_RANGE, KEEP_READ_DAYS, KEEP_UNREAD_DAYS, Updater
+
+    lo, hi = KEEP_DAYS_RANGE
+    for name, value in (("--read-days", args.read_days), ("--unread-days", args.unread_days)):
+        if value is not None and not lo <= value <= hi:
+            raise UsageError(f"{name} must be between {lo:g} (keep always) and {hi:g}")
+    with _open_store(args) as store:
+        if args.read_days is not None:
+            store.set_setting(KEEP_READ_DAYS, args.read_days)
+        if args.unread_days is not None:
+            store.set_setting(KEEP_UNREAD_DAYS, args.unread_days)
+        up = Updater(store)
+        try:
+            read_days, unread_days = up.keep_days()
+            res = up.cleanup(force=True)
+        finally:
+            up.close()
+        left = store.entry_count()
+    assert res is not None  # forced
+    print(
+        f"deleted {res.read} read and {res.unread} unread articles; {left} kept "
+        f"(read ones are kept {_keep_text(read_days)}, unread ones {_keep_text(unread_days)}, "
+        "starred ones always)"
+    )
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from smartreader.core.rhythm import describe_rhythm
     from smartreader.updater import Updater
@@ -450,6 +495,7 @@ COMMANDS = {
     "backup": cmd_backup,
     "explain": cmd_explain,
     "budget": cmd_budget,
+    "cleanup": cmd_cleanup,
 }
 
 

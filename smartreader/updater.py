@@ -13,6 +13,7 @@ the store.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -46,13 +47,23 @@ from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
-from smartreader.storage.store import Feed, FetchRecord, Store
+from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
 DEFAULT_MIN_INTERVAL = 15 * 60.0
 # what the Settings dialog offers; a stored value outside falls back to the default
 BUDGET_RANGE = (1.0, 100_000.0)  # requests per day
 MIN_INTERVAL_RANGE = (60.0, 86_400.0)  # seconds
+# How long articles are kept (days; 0 = for ever). Starred ones always are. A
+# year of 200 feeds is ~10^6 articles and gigabytes; read ones are rarely looked
+# for after a few months (Miniflux keeps read entries 60 days by default).
+KEEP_READ_DAYS = "keep_read_days"
+KEEP_UNREAD_DAYS = "keep_unread_days"
+DEFAULT_KEEP_READ_DAYS = 90.0
+DEFAULT_KEEP_UNREAD_DAYS = 0.0
+KEEP_DAYS_RANGE = (0.0, 36_500.0)
+CLEANUP_EVERY = 86_400.0  # seconds between two purges of old articles
+LAST_CLEANUP = "last_cleanup"
 
 
 log = logging.getLogger(__name__)
@@ -210,6 +221,33 @@ class Updater:
         self.store.set_setting("min_interval", float(seconds))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())
+
+    def keep_days(self) -> tuple[float, float]:
+        """How many days read and unread articles are kept (0: for ever)."""
+        return (
+            self.store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
+            self.store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
+        )
+
+    def cleanup(
+        self, *, force: bool = False, cancel: threading.Event | None = None
+    ) -> PurgeResult | None:
+        """Delete articles older than the user keeps them (see ``Store.purge_old``),
+        at most once per ``CLEANUP_EVERY`` unless ``force``; None when not due."""
+        now = self.now()
+        last = self.store.get_number(LAST_CLEANUP, -math.inf)
+        # a clock that went back must not postpone the purge for as long
+        if not force and 0 <= now - last < CLEANUP_EVERY:
+            return None
+        read_days, unread_days = self.keep_days()
+        result = self.store.purge_old(
+            now, read_days=read_days, unread_days=unread_days, cancel=cancel
+        )
+        if result.finished:
+            self.store.set_setting(LAST_CLEANUP, now)
+        if result.read or result.unread:
+            log.info("deleted %d read and %d unread old articles", result.read, result.unread)
+        return result
 
     def _add_to_scheduler(self, feed: Feed) -> None:
         if feed.status != "active":

@@ -259,3 +259,36 @@ def test_the_budget_holds_across_runs_of_update_due(feed_server, data, capsys, t
     db.close()
     code, out, _ = run(capsys, "budget", "--data-dir", data)
     assert code == 0 and "budget 2 requests/day, 2 used in the last 24 h" in out
+
+
+def test_cleanup_deletes_old_read_articles_and_they_do_not_come_back(feed_server, data, capsys):
+    feed_server.route("/feed.xml", Reply(body=rss(5)))
+    assert run(capsys, "add", feed_server.url("/feed.xml"), "--data-dir", data)[0] == 0
+    db = sqlite3.connect(f"{data}/smartreader.sqlite3")
+    # four months have passed since they arrived; three were read, one of them starred
+    with db:
+        db.execute("UPDATE entries SET first_seen = first_seen - 120 * 86400")
+        db.execute("UPDATE entries SET read = 1 WHERE uid IN ('item-0', 'item-1', 'item-2')")
+        db.execute("UPDATE entries SET starred = 1 WHERE uid = 'item-2'")
+
+    code, out, err = run(capsys, "cleanup", "--data-dir", data)
+    assert code == 0, err
+    assert "deleted 2 read and 0 unread articles; 3 kept" in out
+    assert "read ones are kept 90 days, unread ones always" in out
+
+    # the feed still carries them: the next update does not bring them back
+    code, out, err = run(capsys, "update", "--data-dir", data)
+    assert code == 0 and "0 new entries" in out, err
+    code, out, _ = run(capsys, "entries", "--json", "--data-dir", data)
+    assert sorted(e["title"] for e in json.loads(out)) == [
+        f"Post number {i} about rust" for i in (2, 3, 4)
+    ]
+
+    code, out, _ = run(capsys, "cleanup", "--unread-days", "30", "--data-dir", data)
+    assert code == 0 and "deleted 0 read and 2 unread articles; 1 kept" in out
+    assert db.execute("SELECT value FROM settings WHERE key = 'keep_unread_days'").fetchone() == (
+        "30.0",
+    )
+    db.close()
+    code, _out, err = run(capsys, "cleanup", "--read-days", "-1", "--data-dir", data)
+    assert code != 0 and "--read-days must be between 0" in err
