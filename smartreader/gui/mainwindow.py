@@ -465,6 +465,7 @@ class MainWindow(QMainWindow):
         s.subscribed.connect(self._subscribed)
         s.subscribeFailed.connect(self._subscribe_failed)
         s.errorOccurred.connect(lambda msg: self.statusBar().showMessage(msg, 10_000))
+        s.entriesPurged.connect(self._entries_purged)
 
     # -- state ---------------------------------------------------------------------
 
@@ -972,8 +973,19 @@ class MainWindow(QMainWindow):
         dlg.notificationsChanged.connect(self.tray.set_notifications)
         dlg.trayIconChanged.connect(self.tray.set_visible)
         dlg.themeChanged.connect(self._theme_changed)
+        dlg.keepChanged.connect(self.sched.cleanup_now)
         dlg.show()
         return dlg
+
+    @Slot(int)
+    def _entries_purged(self, n: int) -> None:
+        """Old articles were deleted (the daily clean-up): counts and lists follow."""
+        self.tree_model.reload()
+        self._apply_query()
+        self._update_unread_total()
+        self.statusBar().showMessage(
+            f"Deleted {n:,} old article{'s' if n != 1 else ''}, as set in Settings", 10_000
+        )
 
     def _theme_changed(self, theme: str) -> None:
         from smartreader.gui.app import apply_theme

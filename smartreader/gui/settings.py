@@ -5,7 +5,8 @@ feeds with smart polling, next to what a fixed interval would give for the same
 number of requests (``updater.estimate_delay_for_budget``, a cheap in-memory
 computation), and a small delay-vs-budget curve.
 
-Scheduling settings live in SQLite (``budget_per_day``, ``min_interval``); UI
+Scheduling settings, and how long articles are kept, live in SQLite
+(``budget_per_day``, ``min_interval``, ``keep_read_days``, ``keep_unread_days``); UI
 preferences (notifications, tray icon, theme) go to ``prefs`` when given (a
 ``QSettings``, a mapping, or any object with ``get``/``set``), else to the store
 under ``ui.*`` keys. Nothing is applied to the running scheduler from here: on
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,10 +44,16 @@ from PySide6.QtWidgets import (
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
+from smartreader.gui.safetext import ask
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
+    DEFAULT_KEEP_READ_DAYS,
+    DEFAULT_KEEP_UNREAD_DAYS,
     DEFAULT_MIN_INTERVAL,
+    KEEP_DAYS_RANGE,
+    KEEP_READ_DAYS,
+    KEEP_UNREAD_DAYS,
     MIN_INTERVAL_RANGE,
 )
 
@@ -57,6 +65,14 @@ BUDGET_MIN, BUDGET_MAX = (int(b) for b in BUDGET_RANGE)
 MIN_INTERVAL_MIN, MIN_INTERVAL_MAX = (int(s // 60) for s in MIN_INTERVAL_RANGE)  # minutes
 THEMES = (("system", "Same as the system"), ("light", "Light"), ("dark", "Dark"))
 CURVE_POINTS = 20
+# how long articles are kept (days; 0 = always)
+KEEP_CHOICES = (
+    (30, "1 month"),
+    (90, "3 months"),
+    (180, "6 months"),
+    (365, "1 year"),
+    (0, "Always"),
+)
 
 # Slider positions map to budgets on a log scale: fine steps at 20/day, coarse at 20000.
 _SLIDER_STEPS = 1000
@@ -120,7 +136,8 @@ class _Prefs:
 
 
 class SettingsDialog(QDialog):
-    """Request budget, minimum interval, notifications, tray icon, theme, data folder.
+    """Request budget, minimum interval, notifications, tray icon, theme, data folder,
+    how long articles are kept.
 
     Signals (emitted on accept, only for values that changed):
         budgetChanged(float): requests per day.
@@ -129,6 +146,7 @@ class SettingsDialog(QDialog):
         notificationsChanged(bool)
         trayIconChanged(bool)
         contentAwareChanged(bool): "prefer new content" (store setting ``content_aware``).
+        keepChanged(): how long articles are kept changed (saved already): purge now.
     """
 
     budgetChanged = Signal(float)
@@ -137,6 +155,7 @@ class SettingsDialog(QDialog):
     notificationsChanged = Signal(bool)
     trayIconChanged = Signal(bool)
     contentAwareChanged = Signal(bool)
+    keepChanged = Signal()
 
     def __init__(
         self,
@@ -146,9 +165,13 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl,
+        confirm: Callable[[QWidget | None, str, str], bool] = ask,
+        now: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self._confirm = confirm
+        self._now = now
         self.store = store
         self.updater = updater
         self._prefs = _Prefs(store, prefs)
@@ -162,6 +185,10 @@ class SettingsDialog(QDialog):
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
         self._initial_theme = str(self._prefs.get("theme", "system"))
         self._initial_content = bool(store.get_setting(CONTENT_AWARE, False))
+        self._initial_keep = (
+            store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
+            store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
+        )
         self._curve_center: float | None = None
 
         root = QVBoxLayout(self)
@@ -193,6 +220,23 @@ class SettingsDialog(QDialog):
         self.resize(self.minimumSizeHint().expandedTo(self.sizeHint()))
 
     # -- layout ------------------------------------------------------------
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._fit_minimum()
+
+    def _fit_minimum(self) -> None:
+        """The layout's own minimum counts each wrapped label as one line: the dialog
+        could shrink until the chart lay over the rows below it. The true minimum
+        at this width: everything at its height for the width, the chart at its own
+        minimum (the chart is what gives way on a small screen)."""
+        lay = self.layout()
+        if lay is None or not lay.hasHeightForWidth():
+            return
+        slack = max(0, self.curve.sizeHint().height() - self.curve.minimumHeight())
+        need = lay.totalHeightForWidth(self.width()) - slack
+        if need != self.minimumHeight():
+            self.setMinimumHeight(need)
 
     def _build_polling(self) -> QGroupBox:
         box = QGroupBox("Smart polling")
@@ -229,7 +273,7 @@ class SettingsDialog(QDialog):
         lay.addWidget(self.estimate)
 
         self.curve = DelayBudgetChart()
-        self.curve.setMinimumHeight(170)
+        self.curve.setMinimumHeight(150)
         lay.addWidget(self.curve)
 
         form = QFormLayout()
@@ -271,16 +315,59 @@ class SettingsDialog(QDialog):
 
     def _build_data(self) -> QGroupBox:
         box = QGroupBox("Data")
-        row = QHBoxLayout(box)
+        form = QFormLayout(box)
+        row = QHBoxLayout()
         self.data_folder = QLineEdit(str(self.data_dir()))
         self.data_folder.setReadOnly(True)
         self.data_folder.setToolTip("Where your feeds and articles are stored")
         self.open_folder = QPushButton("Open folder")
         self.open_folder.clicked.connect(self._open_folder)
-        row.addWidget(QLabel("Folder:"))
         row.addWidget(self.data_folder, 1)
         row.addWidget(self.open_folder)
+        form.addRow("Folder:", row)
+        # one row for both: the dialog must still fit a 768-pixel-high screen
+        self.keep_read = self._keep_combo(self._initial_keep[0])
+        self.keep_unread = self._keep_combo(self._initial_keep[1])
+        keep = QHBoxLayout()
+        for text, combo in (("read ones", self.keep_read), ("unread ones", self.keep_unread)):
+            label = QLabel(text)
+            label.setBuddy(combo)
+            keep.addWidget(label)
+            keep.addWidget(combo, 1)
+        form.addRow("Keep articles:", keep)
+        self.data_info = QLabel(self._data_info())
+        self.data_info.setWordWrap(True)
+        self.data_info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        form.addRow("", self.data_info)
         return box
+
+    @staticmethod
+    def _keep_combo(days: float) -> QComboBox:
+        combo = QComboBox()
+        for d, label in KEEP_CHOICES:
+            combo.addItem(label, float(d))
+        i = combo.findData(float(days))
+        if i < 0:  # set elsewhere (`smartreader cleanup --read-days 45`): shown as is
+            combo.insertItem(len(KEEP_CHOICES) - 1, f"{days:g} days", float(days))
+            i = len(KEEP_CHOICES) - 1
+        combo.setCurrentIndex(i)
+        combo.setToolTip("Older articles are deleted once a day; starred ones are always kept")
+        return combo
+
+    def _data_info(self) -> str:
+        try:
+            n = int(self.store.entry_count())
+            size = int(self.store.used_bytes())
+        except Exception:
+            log.exception("reading the database's size failed")
+            return "Starred articles are always kept."
+        return (
+            f"Starred articles are always kept. Your database holds {n:,} "
+            f"article{'s' if n != 1 else ''} in {size / 1e6:,.1f} MB."
+        )
+
+    def keep_days(self) -> tuple[float, float]:
+        return float(self.keep_read.currentData()), float(self.keep_unread.currentData())
 
     def data_dir(self) -> Path:
         path = getattr(self.store, "path", None)
@@ -380,9 +467,31 @@ class SettingsDialog(QDialog):
         self.tray.setChecked(True)
         self.theme.setCurrentIndex(0)
         self.content_aware.setChecked(False)
+        self.keep_read.setCurrentIndex(self.keep_read.findData(DEFAULT_KEEP_READ_DAYS))
+        self.keep_unread.setCurrentIndex(self.keep_unread.findData(DEFAULT_KEEP_UNREAD_DAYS))
         self._update_estimate()
 
+    def _deleting_confirmed(self, keep: tuple[float, float]) -> bool:
+        """A shorter limit deletes articles at once: say how many, and ask."""
+        try:
+            n = int(self.store.count_purgeable(self._now(), read_days=keep[0], unread_days=keep[1]))
+        except Exception:
+            log.exception("counting the articles a new limit would delete failed")
+            n = -1
+        if n == 0:
+            return True
+        what = "some articles" if n < 0 else f"{n:,} article{'s' if n != 1 else ''}"
+        return self._confirm(
+            self,
+            "Delete old articles?",
+            f"Keeping articles for a shorter time deletes {what} now. Starred articles "
+            "are always kept. Delete them?",
+        )
+
     def accept(self) -> None:
+        keep = self.keep_days()
+        if keep != self._initial_keep and not self._deleting_confirmed(keep):
+            return  # the dialog stays open: the user may choose again
         budget = self.budget()
         min_interval = self.min_interval_s()
         theme = str(self.theme.currentData())
@@ -390,6 +499,9 @@ class SettingsDialog(QDialog):
         tray = self.tray.isChecked()
         content = self.content_aware.isChecked()
         try:
+            if keep != self._initial_keep:
+                self.store.set_setting(KEEP_READ_DAYS, keep[0])
+                self.store.set_setting(KEEP_UNREAD_DAYS, keep[1])
             if content != self._initial_content:
                 self.store.set_setting(CONTENT_AWARE, content)
             if budget != self._initial_budget:
@@ -414,3 +526,5 @@ class SettingsDialog(QDialog):
             self.trayIconChanged.emit(tray)
         if content != self._initial_content:
             self.contentAwareChanged.emit(content)
+        if keep != self._initial_keep:
+            self.keepChanged.emit()

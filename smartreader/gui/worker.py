@@ -74,6 +74,7 @@ class SchedulerWorker(QObject):
         subscribeFailed(str): why a subscription failed, for the user.
         errorOccurred(str): a failure that is not about one feed (bad setting, bug).
         replanned(): the plan was rebuilt after a clock jump.
+        entriesPurged(int): that many old articles were deleted (see ``cleanup``).
     """
 
     feedUpdated = Signal(object)
@@ -87,6 +88,7 @@ class SchedulerWorker(QObject):
     subscribeFailed = Signal(str)
     errorOccurred = Signal(str)
     replanned = Signal()
+    entriesPurged = Signal(int)
 
     def __init__(
         self,
@@ -150,6 +152,7 @@ class SchedulerWorker(QObject):
             self._timer.timeout.connect(self._on_timeout)
         self._arm()
         self._emit_status()
+        self.cleanup(False)  # also when polling is paused (then the timer never ticks)
 
     @Slot()
     def stop(self) -> None:
@@ -213,6 +216,31 @@ class SchedulerWorker(QObject):
     def replan(self) -> None:
         self._configure(lambda _: self.updater.replan(), None)
         self.replanned.emit()
+
+    @Slot(bool)
+    def cleanup(self, force: bool = False) -> None:
+        """Delete old articles as the user keeps them: once a day (checked on each
+        timer tick, cheaply), or now when ``force`` (the setting just changed).
+        Batched and cancellable like an update, so quitting does not wait for it."""
+        if self.stopping:
+            return
+        cancel = threading.Event()
+        with self._run_lock:
+            self._run_cancel = cancel
+        if self._stopping.is_set():
+            cancel.set()
+        try:
+            res = self.updater.cleanup(force=bool(force), cancel=cancel)
+        except Exception as e:
+            if not _is_expected(e):
+                log.exception("deleting old articles failed")
+            self.errorOccurred.emit(f"Deleting old articles failed: {e}")
+            return
+        finally:
+            with self._run_lock:
+                self._run_cancel = None
+        if res is not None and res.read + res.unread > 0:
+            self.entriesPurged.emit(int(res.read + res.unread))
 
     @Slot(bool)
     def setPolling(self, enabled: bool) -> None:
@@ -282,6 +310,7 @@ class SchedulerWorker(QObject):
             self._run_due()
         else:
             self._arm()
+        self.cleanup(False)
 
     def _run_due(self) -> None:
         self._execute(lambda cancel, cb: self.updater.run_due(cancel=cancel, progress=cb), False)
@@ -371,6 +400,7 @@ _RELAYED = (
     "subscribeFailed",
     "errorOccurred",
     "replanned",
+    "entriesPurged",
 )
 
 
@@ -413,6 +443,7 @@ class SchedulerThread(QObject):
     subscribeFailed = Signal(str)
     errorOccurred = Signal(str)
     replanned = Signal()
+    entriesPurged = Signal(int)
 
     _refreshAll = Signal(float)
     _refreshFeeds = Signal(list)
@@ -422,6 +453,7 @@ class SchedulerThread(QObject):
     _feedChanged = Signal(int)
     _replan = Signal()
     _setPolling = Signal(bool)
+    _cleanup = Signal(bool)
     _stop = Signal()
 
     def __init__(
@@ -447,6 +479,7 @@ class SchedulerThread(QObject):
         self._feedChanged.connect(self.worker.feedChanged)
         self._replan.connect(self.worker.replan)
         self._setPolling.connect(self.worker.setPolling)
+        self._cleanup.connect(self.worker.cleanup)
         self._stop.connect(self.worker.stop)
         queued = Qt.ConnectionType.QueuedConnection
         for name in _RELAYED:
@@ -485,6 +518,10 @@ class SchedulerThread(QObject):
 
     def set_polling(self, enabled: bool) -> None:
         self._setPolling.emit(bool(enabled))
+
+    def cleanup_now(self) -> None:
+        """Delete old articles now, by the settings just saved."""
+        self._cleanup.emit(True)
 
     def cancel_current(self) -> None:
         self.worker.cancel_current()

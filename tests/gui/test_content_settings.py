@@ -40,13 +40,6 @@ def updater(store):
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "db.sqlite3")
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def prefs(tmp_path):
     return QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat)
 

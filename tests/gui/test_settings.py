@@ -55,13 +55,6 @@ class CountingUpdater(Updater):
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "db.sqlite3")
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def feeds(store):
     """Subscriptions whose rhythm is already learned, as left by earlier runs."""
     now = time.time()

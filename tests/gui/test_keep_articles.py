@@ -1,0 +1,165 @@
+"""How long articles are kept: chosen in Settings, asked before a shorter limit
+deletes anything, applied by the scheduler's thread, and the window follows.
+
+Real SQLite file, real ``Updater`` and worker thread; the feeds' hosts are
+``.invalid`` and polling stays off, so nothing touches the network."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from smartreader.gui.settings import SettingsDialog
+from smartreader.gui.worker import SchedulerThread
+from smartreader.storage import FetchRecord
+from smartreader.updater import KEEP_READ_DAYS, KEEP_UNREAD_DAYS, Updater
+from tests.storage.test_store import entry
+
+pytestmark = [
+    pytest.mark.qt_log_level_fail("WARNING"),
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+]
+
+DAY = 86400.0
+
+
+@pytest.fixture
+def aged(store):
+    """One feed: 4 articles stored 40 days ago (2 read, 1 of them starred), 2 today."""
+    now = time.time()
+    fid = store.add_feed("https://news.invalid/feed.xml", title="News", now=now - 40 * DAY)
+    store.record_fetch(
+        FetchRecord(fid, now - 40 * DAY, "ok", entries=[entry(f"old{i}") for i in range(4)])
+    )
+    store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry("new0"), entry("new1")]))
+    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
+    store.set_read([ids["old0"], ids["old1"], ids["new0"]], True)
+    store.set_starred([ids["old1"]], True)
+    return fid
+
+
+def _dialog(qtbot, request, store, answers: list[bool], asked: list[str]):
+    up = Updater(store)
+    request.addfinalizer(up.close)
+
+    def confirm(_parent, _title, text):
+        asked.append(text)
+        return answers.pop(0)
+
+    dlg = SettingsDialog(store, up, prefs={}, confirm=confirm)
+    qtbot.addWidget(dlg)
+    return dlg
+
+
+def test_the_dialog_shows_the_limits_and_what_the_database_holds(qtbot, request, store, aged):
+    store.set_setting(KEEP_UNREAD_DAYS, 45)  # set from the command line
+    dlg = _dialog(qtbot, request, store, [], [])
+    assert dlg.keep_read.currentText() == "3 months"  # a new database's default
+    assert dlg.keep_unread.currentText() == "45 days"
+    assert dlg.keep_days() == (90.0, 45.0)
+    assert "Starred articles are always kept" in dlg.data_info.text()
+    assert "holds 6 articles in" in dlg.data_info.text()
+    dlg.keep_read.setCurrentIndex(dlg.keep_read.findText("Always"))
+    dlg._restore_defaults()
+    assert dlg.keep_days() == (90.0, 0.0)
+
+
+def test_a_shorter_limit_asks_first_and_no_keeps_everything(qtbot, request, store, aged):
+    asked: list[str] = []
+    dlg = _dialog(qtbot, request, store, [False], asked)
+    dlg.keep_read.setCurrentIndex(dlg.keep_read.findText("1 month"))
+    with qtbot.assert_not_emitted(dlg.keepChanged):
+        dlg.accept()
+    # one read, unstarred article is older than a month
+    assert asked == [
+        "Keeping articles for a shorter time deletes 1 article now. Starred articles "
+        "are always kept. Delete them?"
+    ]
+    assert dlg.result() == 0 and store.get_setting(KEEP_READ_DAYS) is None
+    assert store.entry_count() == 6
+
+
+def test_a_longer_limit_deletes_nothing_and_asks_nothing(qtbot, request, store, aged):
+    asked: list[str] = []
+    dlg = _dialog(qtbot, request, store, [], asked)
+    dlg.keep_read.setCurrentIndex(dlg.keep_read.findText("1 year"))
+    with qtbot.wait_signal(dlg.keepChanged, timeout=1000):
+        dlg.accept()
+    assert asked == [] and store.get_setting(KEEP_READ_DAYS) == 365.0
+
+
+def test_the_window_follows_when_old_articles_are_deleted(qtbot, request, store, aged, tmp_path):
+    from smartreader.gui.mainwindow import MainWindow
+    from smartreader.gui.prefs import Prefs
+
+    up = Updater(store)
+    request.addfinalizer(up.close)
+    win = MainWindow(
+        store,
+        up,
+        prefs=Prefs.in_dir(tmp_path),
+        tray=False,
+        scheduler_options={"autostart_polling": False},
+    )
+    qtbot.addWidget(win)
+    request.addfinalizer(win.close)
+    sched = win.sched
+    win.select_key("smart:all")
+    assert win.list_model.rowCount() == 6
+    assert win.tree_model.total_unread() == 3
+
+    asked: list[str] = []
+    dlg = win.open_settings()
+    dlg._confirm = lambda _p, _t, text: asked.append(text) or True
+    dlg.keep_read.setCurrentIndex(dlg.keep_read.findText("1 month"))
+    dlg.keep_unread.setCurrentIndex(dlg.keep_unread.findText("1 month"))
+    with qtbot.wait_signal(sched.entriesPurged, timeout=5000) as purged:
+        dlg.accept()
+
+    assert "deletes 3 articles now" in asked[0]  # 1 read + 2 unread, the starred one kept
+    assert purged.args == [3]
+    qtbot.wait_until(lambda: win.list_model.rowCount() == 3)
+    assert win.tree_model.total_unread() == 1
+    assert "Deleted 3 old articles" in win.statusBar().currentMessage()
+    assert store.get_setting(KEEP_UNREAD_DAYS) == 30.0
+
+
+def test_the_scheduler_thread_deletes_old_articles_by_itself(qtbot, request, store):
+    """No one opens Settings: a new database keeps read articles 3 months, and
+    the worker applies that at start and once a day (even with polling paused)."""
+    now = time.time()
+    fid = store.add_feed("https://news.invalid/feed.xml", title="News", now=now - 100 * DAY)
+    store.record_fetch(
+        FetchRecord(fid, now - 100 * DAY, "ok", entries=[entry("a"), entry("b"), entry("c")])
+    )
+    store.set_read(store.entry_ids(feed_ids=[fid])[:2], True)
+    up = Updater(store)
+    request.addfinalizer(up.close)
+    sched = SchedulerThread(up, autostart_polling=False)
+    request.addfinalizer(sched.shutdown)
+    with qtbot.wait_signal(sched.entriesPurged, timeout=5000) as purged:
+        sched.start()
+    assert purged.args == [2]
+    assert store.entry_count() == 1
+
+
+@pytest.mark.parametrize("width", [560, 700])
+def test_the_dialog_shrunk_to_its_minimum_keeps_its_rows_apart(qtbot, request, store, aged, width):
+    """Its wrapped labels made the layout's own minimum too small: the chart lay
+    over the minimum-interval row below it."""
+    dlg = _dialog(qtbot, request, store, [], [])
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    dlg.resize(width, 100)
+    qtbot.wait_until(lambda: dlg.width() == width)
+
+    def box(w):
+        top = w.mapTo(dlg, w.rect().topLeft()).y()
+        return top, top + w.height()
+
+    chart, below = box(dlg.curve), box(dlg.min_interval)
+    assert chart[1] <= below[0], (chart, below)
+    assert dlg.curve.height() >= dlg.curve.minimumHeight()
+    assert box(dlg.data_info)[1] <= box(dlg.buttons)[0]
+    assert dlg.height() < 740  # still fits a 768-pixel screen with a title bar
