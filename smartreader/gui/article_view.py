@@ -14,23 +14,34 @@ anything):
 
 Typography: title, then feed · author · date, then content, in a column of
 readable width centred in the pane, with CSS built from the current palette so
-it follows light and dark themes.
+it follows light and dark themes. The text size is the user's (``set_zoom``;
+View ▸ Larger/Smaller text, Ctrl+wheel): every size in the style sheet and the
+column's width scale together, so a line keeps its ~70 characters.
 
 Signals:
     actionRequested(str): an ``action:<name>`` link on the welcome page was clicked
         ("add", "import", "demo").
     loadImagesRequested(): the user asked to load images for this article.
+    zoomChanged(float): the text size changed (1.0 = normal), to be remembered.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument, QTextFrameFormat
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFont,
+    QImage,
+    QPalette,
+    QTextDocument,
+    QTextFrameFormat,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -50,13 +61,16 @@ except ImportError:  # pragma: no cover
     QNetworkAccessManager = None  # type: ignore[assignment,misc]
 
 READ_WIDTH_PX = 720  # ~70 characters of body text
+BODY_PT = 11.0  # body text size at the normal zoom
 MIN_SIDE_MARGIN = 28
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
+# text sizes offered, as factors of the normal one (the steps of most browsers)
+ZOOM_STEPS = (0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0)
 
 
-def _css(pal: QPalette) -> str:
+def _css(pal: QPalette, scale: float = 1.0) -> str:
     text = pal.color(QPalette.ColorRole.Text).name()
     muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
     link = pal.color(QPalette.ColorRole.Link).name()
@@ -64,22 +78,32 @@ def _css(pal: QPalette) -> str:
     dark = base.lightness() < 128
     code_bg = base.lighter(135).name() if dark else base.darker(106).name()
     rule = base.lighter(160).name() if dark else base.darker(118).name()
+
+    def pt(size: float) -> str:
+        return f"{size * scale:.4g}pt"
+
+    # Qt's rich text ignores a size or line height on body (the document's
+    # default font sets the size, see _render) and lets a plain "h1" rule beat
+    # "h1.title": the article's own text is styled inside its div only.
     return f"""
-body {{ color: {text}; font-size: 11pt; line-height: 150%; }}
+body {{ color: {text}; }}
+div.content p {{ line-height: 145%; }}
+div.content li {{ line-height: 145%; }}
 a {{ color: {link}; text-decoration: none; }}
-h1.title {{ font-size: 19pt; font-weight: 700; margin-top: 4px; margin-bottom: 6px; }}
-h1.title a {{ color: {text}; }}
-p.meta {{ color: {muted}; font-size: 9.5pt; margin-top: 0; margin-bottom: 16px; }}
-p.imgnote {{ color: {muted}; font-size: 9pt; }}
-h1 {{ font-size: 16pt; }} h2 {{ font-size: 14pt; }} h3 {{ font-size: 12pt; }}
+div.content h1 {{ font-size: {pt(16)}; }}
+div.content h2 {{ font-size: {pt(14)}; }}
+div.content h3 {{ font-size: {pt(12)}; }}
 p {{ margin-top: 0; margin-bottom: 10px; }}
+h1.title {{ font-size: {pt(19)}; font-weight: 700; margin-top: 4px; margin-bottom: 6px; }}
+h1.title a {{ color: {text}; }}
+p.meta {{ color: {muted}; font-size: {pt(9.5)}; margin-top: 0; margin-bottom: 16px; }}
+p.imgnote {{ color: {muted}; font-size: {pt(9)}; }}
 pre, code {{ font-family: monospace; background-color: {code_bg}; }}
 pre {{ padding: 8px; }}
 blockquote {{ color: {muted}; margin-left: 14px; padding-left: 10px; }}
 table.encl {{ margin-top: 12px; }}
 td.rule {{ border-top: 1px solid {rule}; }}
-.welcome h1 {{ font-size: 20pt; }}
-.welcome p {{ font-size: 11pt; }}
+div.welcome h1 {{ font-size: {pt(20)}; }}
 .welcome a.btn {{ font-weight: 600; }}
 """
 
@@ -97,6 +121,7 @@ class ReaderBrowser(QTextBrowser):
     """A ``QTextBrowser`` that loads only what the rules above allow."""
 
     imageLoaded = Signal()
+    zoomStep = Signal(int)  # Ctrl+wheel: +1 larger, -1 smaller
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +160,17 @@ class ReaderBrowser(QTextBrowser):
             return _NOTHING
         self._fetch(url)
         return _NOTHING
+
+    def wheelEvent(self, event: Any) -> None:
+        # QTextEdit's own Ctrl+wheel zoom changes only the default font, which
+        # the style sheet's sizes override: ours scales the sheet instead.
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            dy = event.angleDelta().y()
+            if dy:
+                self.zoomStep.emit(1 if dy > 0 else -1)
+            event.accept()
+            return
+        super().wheelEvent(event)
 
     def _host_ok(self, url: QUrl) -> bool:
         return self.local_images_ok or not is_local_host(url.host(), resolve=False)
@@ -192,6 +228,7 @@ class ArticleView(QWidget):
 
     actionRequested = Signal(str)
     loadImagesRequested = Signal()
+    zoomChanged = Signal(float)
 
     def __init__(
         self,
@@ -205,6 +242,8 @@ class ArticleView(QWidget):
         self.browser.anchorClicked.connect(self._on_anchor)
         self.browser.imageLoaded.connect(self._rerender_soon)
         self.browser.highlighted.connect(self._on_hover)
+        self.browser.zoomStep.connect(self.zoom_step)
+        self.zoom = 1.0
         self.image_bar = QFrame()
         self.image_bar.setObjectName("imageBar")
         bar = QHBoxLayout(self.image_bar)
@@ -313,9 +352,49 @@ class ArticleView(QWidget):
             f"<div class='content'>{body}</div>{encl}"
         )
 
+    # -- text size --------------------------------------------------------
+
+    def set_zoom(self, factor: float) -> None:
+        """Text size as a factor of the normal one, kept within ``ZOOM_STEPS``."""
+        f = float(factor)
+        if not math.isfinite(f):  # a damaged preference
+            f = 1.0
+        z = min(max(f, ZOOM_STEPS[0]), ZOOM_STEPS[-1])
+        if z == self.zoom:
+            return
+        # the same place in the article stays in view
+        bar = self.browser.verticalScrollBar()
+        frac = bar.value() / bar.maximum() if bar.maximum() > 0 else 0.0
+        self.zoom = z
+        self._render()
+        bar.setValue(round(frac * bar.maximum()))
+        self.zoomChanged.emit(z)
+
+    @Slot(int)
+    def zoom_step(self, step: int) -> None:
+        """One step larger (+1) or smaller (-1) along ``ZOOM_STEPS``."""
+        if step > 0:
+            bigger = [z for z in ZOOM_STEPS if z > self.zoom + 1e-6]
+            self.set_zoom(bigger[0] if bigger else ZOOM_STEPS[-1])
+        elif step < 0:
+            smaller = [z for z in ZOOM_STEPS if z < self.zoom - 1e-6]
+            self.set_zoom(smaller[-1] if smaller else ZOOM_STEPS[0])
+
+    def zoom_in(self) -> None:
+        self.zoom_step(1)
+
+    def zoom_out(self) -> None:
+        self.zoom_step(-1)
+
+    def zoom_reset(self) -> None:
+        self.set_zoom(1.0)
+
     def _render(self) -> None:
         doc = self.browser.document()
-        doc.setDefaultStyleSheet(_css(self.palette()))
+        font = QFont(self.browser.font())
+        font.setPointSizeF(BODY_PT * self.zoom)
+        doc.setDefaultFont(font)
+        doc.setDefaultStyleSheet(_css(self.palette(), self.zoom))
         scroll = self.browser.verticalScrollBar().value()
         self.browser.blocked_images = 0
         if self._page is not None:
@@ -334,7 +413,7 @@ class ArticleView(QWidget):
 
     def _apply_margins(self) -> None:
         width = self.browser.viewport().width()
-        side = max(MIN_SIDE_MARGIN, (width - READ_WIDTH_PX) // 2)
+        side = max(MIN_SIDE_MARGIN, (width - round(READ_WIDTH_PX * self.zoom)) // 2)
         root = self.browser.document().rootFrame()
         fmt: QTextFrameFormat = root.frameFormat()
         if fmt.leftMargin() != side or fmt.topMargin() != 20:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -333,25 +334,31 @@ class HelpOverlay(QWidget):
         self.card = QWidget(self)
         self.card.setObjectName("helpCard")
         self.card.setAutoFillBackground(True)
-        grid = QGridLayout(self.card)
-        grid.setContentsMargins(28, 22, 28, 22)
-        grid.setHorizontalSpacing(18)
-        grid.setVerticalSpacing(4)
+        outer = QVBoxLayout(self.card)
+        outer.setContentsMargins(28, 22, 28, 22)
+        outer.setSpacing(4)
         title = QLabel("<b style='font-size:15pt'>Keyboard shortcuts</b>")
-        grid.addWidget(title, 0, 0, 1, 4)
-        # Two columns of sections, balanced by row count.
+        outer.addWidget(title)
+        # Two columns of sections, balanced by row count; each column its own grid,
+        # so a heading in one does not space out the rows beside it in the other.
         cols: list[list[tuple[str, Sequence[tuple[str, str]]]]] = [[], []]
         sizes = [0, 0]
         for sec in shortcuts:
             c = 0 if sizes[0] <= sizes[1] else 1
             cols[c].append(sec)
             sizes[c] += len(sec[1]) + 2
-        for c, secs in enumerate(cols):
-            row = 1
+        columns = QHBoxLayout()
+        columns.setSpacing(28)
+        self.columns: list[QGridLayout] = []
+        for secs in cols:
+            grid = QGridLayout()
+            grid.setHorizontalSpacing(18)
+            grid.setVerticalSpacing(4)
+            row = 0
             for name, items in secs:
                 head = QLabel(f"<b>{html.escape(name)}</b>")
                 head.setContentsMargins(0, 10, 0, 2)
-                grid.addWidget(head, row, c * 2, 1, 2)
+                grid.addWidget(head, row, 0, 1, 2)
                 row += 1
                 for keys, what in items:
                     k = QLabel(
@@ -362,13 +369,18 @@ class HelpOverlay(QWidget):
                         )
                     )
                     k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    grid.addWidget(k, row, c * 2)
-                    grid.addWidget(QLabel(html.escape(what)), row, c * 2 + 1)
+                    grid.addWidget(k, row, 0)
+                    grid.addWidget(QLabel(html.escape(what)), row, 1)
                     row += 1
+            grid.setRowStretch(row, 1)  # short column: rows stay at the top
+            columns.addLayout(grid)
+            self.columns.append(grid)
+        outer.addLayout(columns)
         hint = QLabel("Press any key to close")
         hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        grid.addWidget(hint, 99, 0, 1, 4)
+        hint.setContentsMargins(0, 8, 0, 0)
+        outer.addWidget(hint)
         parent.installEventFilter(self)
         self.hide()
 

@@ -118,7 +118,15 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+N", "add a feed"),
         ],
     ),
-    ("Anywhere", [("/", "search"), ("Esc", "leave the search box"), ("?", "this help")]),
+    (
+        "Anywhere",
+        [
+            ("/", "search"),
+            ("Esc", "leave the search box"),
+            ("Ctrl++ Ctrl+-", "larger / smaller text"),
+            ("?", "this help"),
+        ],
+    ),
 ]
 
 
@@ -317,6 +325,8 @@ class MainWindow(QMainWindow):
         self.article_view = ArticleView(open_url=self._open_url)
         self.article_view.actionRequested.connect(self._welcome_action)
         self.article_view.loadImagesRequested.connect(lambda: None)
+        self.article_view.set_zoom(float(self.prefs.get("article/zoom")))
+        self.article_view.zoomChanged.connect(lambda z: self.prefs.set("article/zoom", z))
         self.activity = ActivityPanel(self.store, self.updater)
         self.activity.feedActivated.connect(self.select_feed)
         self.alerts_view = AlertsView(self.store)
@@ -391,6 +401,10 @@ class MainWindow(QMainWindow):
         self.act_delete = a("&Unsubscribe…", self.delete_node)
         self.act_activity = a("Feed &activity", lambda: self.tabs.setCurrentWidget(self.activity))
         self.act_alerts = a("&Alerts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
+        av = self.article_view
+        self.act_zoom_in = a("&Larger text", av.zoom_in, ["Ctrl++", "Ctrl+="])
+        self.act_zoom_out = a("S&maller text", av.zoom_out, "Ctrl+-")
+        self.act_zoom_reset = a("&Normal text size", av.zoom_reset, "Ctrl+0")
         self.act_unread_only = QAction("Show &unread only", self)
         self.act_unread_only.setCheckable(True)
         self.act_unread_only.setChecked(bool(self.prefs.get("list/unread_only")))
@@ -411,7 +425,8 @@ class MainWindow(QMainWindow):
                     self.act_rename, self.act_delete):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
         m = mb.addMenu("&View")
-        for act in (self.act_unread_only, self.act_search, None, self.act_activity,
+        for act in (self.act_unread_only, self.act_search, None, self.act_zoom_in,
+                    self.act_zoom_out, self.act_zoom_reset, None, self.act_activity,
                     self.act_alerts, None, self.act_help):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
 

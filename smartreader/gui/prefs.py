@@ -41,6 +41,7 @@ PREFS: dict[str, Pref] = {
         Pref("list/sort_order", int, 1, "0 ascending, 1 descending"),
         Pref("list/unread_only", bool, False, "hide read articles in feeds"),
         Pref("theme", str, "system", "system | light | dark"),
+        Pref("article/zoom", float, 1.0, "article text size, a factor of the normal one"),
         Pref("notifications", bool, True, "desktop notifications for new items"),
         Pref("tray_icon", bool, True, "show the tray icon"),
     )
