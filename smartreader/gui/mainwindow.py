@@ -558,7 +558,7 @@ class MainWindow(QMainWindow):
             self.sched.shutdown()
             # Results still queued for this thread must not reach a closed store.
             for name in ("feedUpdated", "alertRaised", "statusChanged", "subscribed",
-                         "subscribeFailed", "updateFinished"):  # fmt: skip
+                         "subscribeFailed", "updateFinished", "entriesPurged"):  # fmt: skip
                 getattr(self.sched, name).disconnect()
             self.activity._debounce.stop()
             self.tray.dispose()

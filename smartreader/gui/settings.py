@@ -484,8 +484,8 @@ class SettingsDialog(QDialog):
         return self._confirm(
             self,
             "Delete old articles?",
-            f"Keeping articles for a shorter time deletes {what} now. Starred articles "
-            "are always kept. Delete them?",
+            f"With these limits, {what} will be deleted now. Starred articles are "
+            "always kept. Delete them?",
         )
 
     def accept(self) -> None:

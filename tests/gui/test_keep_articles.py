@@ -73,8 +73,8 @@ def test_a_shorter_limit_asks_first_and_no_keeps_everything(qtbot, request, stor
         dlg.accept()
     # one read, unstarred article is older than a month
     assert asked == [
-        "Keeping articles for a shorter time deletes 1 article now. Starred articles "
-        "are always kept. Delete them?"
+        "With these limits, 1 article will be deleted now. Starred articles are "
+        "always kept. Delete them?"
     ]
     assert dlg.result() == 0 and store.get_setting(KEEP_READ_DAYS) is None
     assert store.entry_count() == 6
@@ -117,7 +117,7 @@ def test_the_window_follows_when_old_articles_are_deleted(qtbot, request, store,
     with qtbot.wait_signal(sched.entriesPurged, timeout=5000) as purged:
         dlg.accept()
 
-    assert "deletes 3 articles now" in asked[0]  # 1 read + 2 unread, the starred one kept
+    assert "3 articles will be deleted now" in asked[0]  # 1 read + 2 unread, the starred one kept
     assert purged.args == [3]
     qtbot.wait_until(lambda: win.list_model.rowCount() == 3)
     assert win.tree_model.total_unread() == 1
