@@ -192,6 +192,8 @@ class PurgeResult:
 # newest row is always kept, for its "last fetch").
 LOG_KEEP_DAYS = 180.0
 PURGE_BATCH = 500  # entries deleted per transaction: the GUI's writes interleave
+# articles old enough to go (read flag, cutoff); the entries_age index serves it
+_OLD = "read = ? AND starred = 0 AND first_seen < ?"
 
 # A list of fewer entries than this is sorted by title from its feeds' own index
 # (read and sorted whole for each page); a longer one is read from the title index.
@@ -712,7 +714,9 @@ class Store:
             if row is None:
                 raise UsageError(f"no feed with id {rec.feed_id}")
             # deleted as old: the window still carries them, they are not new
-            purged = self._purged_uids(db, rec.feed_id, [e.uid for e in rec.entries])
+            purged = self._uids_in(
+                db, rec.feed_id, [e.uid for e in rec.entries], ("purged_entries",)
+            )
             for e in rec.entries:
                 if e.uid in purged:
                     continue
@@ -871,29 +875,23 @@ class Store:
     def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
         """Which of these uids the feed has delivered before (for is_new flags):
         stored, or stored once and deleted as old."""
-        out: set[str] = set()
-        for i in range(0, len(uids), 500):
-            chunk = list(uids[i : i + 500])
-            marks = ",".join("?" * len(chunk))
-            rows = self._q(
-                f"SELECT uid FROM entries WHERE feed_id = ? AND uid IN ({marks}) "
-                f"UNION SELECT uid FROM purged_entries WHERE feed_id = ? AND uid IN ({marks})",
-                (feed_id, *chunk, feed_id, *chunk),
-            )
-            out.update(r[0] for r in rows)
-        return out
+        with self._lock:
+            return self._uids_in(self._db, feed_id, uids, ("entries", "purged_entries"))
 
     @staticmethod
-    def _purged_uids(db: sqlite3.Connection, feed_id: int, uids: Sequence[str]) -> set[str]:
+    def _uids_in(
+        db: sqlite3.Connection, feed_id: int, uids: Sequence[str], tables: Sequence[str]
+    ) -> set[str]:
+        """The feed's uids among these found in any of ``tables`` (500 per query:
+        SQLite's limit on parameters)."""
         out: set[str] = set()
         for i in range(0, len(uids), 500):
             chunk = list(uids[i : i + 500])
             marks = ",".join("?" * len(chunk))
-            rows = db.execute(
-                f"SELECT uid FROM purged_entries WHERE feed_id = ? AND uid IN ({marks})",
-                (feed_id, *chunk),
+            sql = " UNION ".join(
+                f"SELECT uid FROM {t} WHERE feed_id = ? AND uid IN ({marks})" for t in tables
             )
-            out.update(r[0] for r in rows)
+            out.update(r[0] for r in db.execute(sql, [feed_id, *chunk] * len(tables)))
         return out
 
     # -- keeping the database small ------------------------------------------
@@ -930,8 +928,7 @@ class Store:
                     ids = [
                         r[0]
                         for r in db.execute(
-                            "SELECT id FROM entries WHERE read = ? AND starred = 0 "
-                            "AND first_seen < ? LIMIT ?",
+                            f"SELECT id FROM entries WHERE {_OLD} LIMIT ?",
                             (read, cutoff, batch),
                         )
                     ]
@@ -969,8 +966,7 @@ class Store:
             if days and days > 0:
                 n += int(
                     self._q(
-                        "SELECT count(*) FROM entries WHERE read = ? AND starred = 0 "
-                        "AND first_seen < ?",
+                        f"SELECT count(*) FROM entries WHERE {_OLD}",
                         (read, now - days * DAY),
                     )[0][0]
                 )
