@@ -10,7 +10,8 @@ used in the last 24 h against the budget, and a progress bar during refreshes.
 Keyboard (Google Reader style; single keys are ignored while typing in a text
 field): j/k next/previous article (opens and marks read), n/p move without
 opening, Shift+N/Shift+P next/previous feed, o/Enter open, v open in browser,
-s star, m toggle read, Shift+A mark all read, r refresh, / search, ? help.
+s star, m toggle read, Shift+A mark all read (Ctrl+Z undoes it), r refresh,
+/ search, ? help.
 
 Threads: every network call and scheduled write runs in ``SchedulerThread``; the
 window reads the store (short indexed queries) and writes read/star flags.
@@ -50,6 +51,8 @@ from PySide6.QtGui import (
     QKeySequence,
     QPainter,
     QPalette,
+    QUndoCommand,
+    QUndoStack,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -114,6 +117,7 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("Shift+N Shift+P", "next / previous feed"),
             ("Shift+A", "mark all as read"),
+            ("Ctrl+Z", "undo mark all as read"),
             ("r", "refresh"),
             ("Ctrl+N", "add a feed"),
         ],
@@ -128,6 +132,29 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
 ]
+
+
+class MarkReadCommand(QUndoCommand):
+    """A "mark all as read" that Edit ▸ Undo turns back: exactly the articles it
+    marked become unread again (ones read before it stay read)."""
+
+    def __init__(self, win: MainWindow, ids: list[int]) -> None:
+        n = len(ids)
+        super().__init__(f"Mark {n:,} article{'s' if n != 1 else ''} as read")
+        self.win, self.ids = win, ids
+        self._done = True  # pushed after the marking itself (it chose the ids)
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self.win.store.set_read(self.ids, True)
+        self.win._read_state_changed()
+
+    def undo(self) -> None:
+        # Articles deleted since (unsubscribed, purged) are simply not found.
+        self.win.store.set_read(self.ids, False)
+        self.win._read_state_changed()
 
 
 class FeedTreeDelegate(QStyledItemDelegate):
@@ -401,6 +428,15 @@ class MainWindow(QMainWindow):
         self.act_delete = a("&Unsubscribe…", self.delete_node)
         self.act_activity = a("Feed &activity", lambda: self.tabs.setCurrentWidget(self.activity))
         self.act_alerts = a("&Alerts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(20)  # each step holds its article ids
+        self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcuts(QKeySequence.StandardKey.Undo)
+        self.act_redo = self.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts(QKeySequence.StandardKey.Redo)
+        for act in (self.act_undo, self.act_redo):
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(act)
         av = self.article_view
         self.act_zoom_in = a("&Larger text", av.zoom_in, ["Ctrl++", "Ctrl+="])
         self.act_zoom_out = a("S&maller text", av.zoom_out, "Ctrl+-")
@@ -415,6 +451,9 @@ class MainWindow(QMainWindow):
         for act in (self.act_add, self.act_import, self.act_export, None, self.act_settings,
                     None, self.act_quit):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
+        m = mb.addMenu("&Edit")
+        for act in (self.act_undo, self.act_redo):
+            m.addAction(act)
         m = mb.addMenu("&Article")
         for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev, None,
                     self.act_open, self.act_browser, self.act_star, self.act_read):  # fmt: skip
@@ -765,14 +804,27 @@ class MainWindow(QMainWindow):
             self._flags_changed([eid])
 
     def mark_all_read(self) -> None:
-        ids = self.tree_model.feed_ids_for(self.tree.currentIndex())
+        """Mark what the list shows as read: a search's or the starred view's
+        articles only, else everything in the selected feeds. Undoable."""
         key = self.current_key()
-        if key == "smart:starred":
-            shown = self.list_model.ids()
-            self.store.set_read(shown, True)
+        if key == "smart:starred" or self.search.text().strip():
+            ids = self.store.mark_read(self.list_model.ids())
         else:
+            feeds = self.tree_model.feed_ids_for(self.tree.currentIndex())
             # Only what was already there: items arriving meanwhile stay unread.
-            self.store.mark_all_read(ids, before=time.time())
+            ids = self.store.mark_all_read(feeds, before=time.time())
+        if not ids:
+            self.statusBar().showMessage("Nothing here is unread", 4000)
+            return
+        self.undo_stack.push(MarkReadCommand(self, ids))
+        self._read_state_changed()
+        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        n = len(ids)
+        self.statusBar().showMessage(
+            f"Marked {n:,} article{'s' if n != 1 else ''} as read — {undo} undoes it", 10_000
+        )
+
+    def _read_state_changed(self) -> None:
         self.list_model.invalidate()
         self._counts_changed()
 

@@ -1293,11 +1293,25 @@ class Store:
                     (int(value), *chunk),
                 )
 
+    def mark_read(self, ids: Sequence[int]) -> list[int]:
+        """Mark these entries read; returns the ones that were unread (what an undo
+        must turn back), in the order given."""
+        with self._tx() as db:
+            was_unread: set[int] = set()
+            for i in range(0, len(ids), 500):
+                chunk = list(ids[i : i + 500])
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT id FROM entries WHERE read = 0 AND id IN ({marks})"
+                was_unread.update(int(r[0]) for r in db.execute(sql, chunk))
+                db.execute(f"UPDATE entries SET read = 1 WHERE id IN ({marks})", chunk)
+        return [i for i in ids if i in was_unread]
+
     def mark_all_read(
         self, feed_ids: Sequence[int] | None = None, before: float | None = None
-    ) -> int:
+    ) -> list[int]:
         """Mark everything (or these feeds) read, optionally only items first seen
-        before ``before`` so items that arrive meanwhile stay unread."""
+        before ``before`` so items that arrive meanwhile stay unread. Returns the ids
+        it marked, so the GUI can undo it."""
         where = ["read = 0"]
         params: list[Any] = []
         if feed_ids is not None:
@@ -1306,9 +1320,12 @@ class Store:
         if before is not None:
             where.append("first_seen <= ?")
             params.append(before)
+        cond = " AND ".join(where)
         with self._tx() as db:
-            cur = db.execute(f"UPDATE entries SET read = 1 WHERE {' AND '.join(where)}", params)
-            return int(cur.rowcount)
+            # One transaction: the rows selected are exactly the rows updated.
+            ids = [int(r[0]) for r in db.execute(f"SELECT id FROM entries WHERE {cond}", params)]
+            db.execute(f"UPDATE entries SET read = 1 WHERE {cond}", params)
+        return ids
 
     def unread_counts(self) -> dict[int, int]:
         rows = self._q("SELECT feed_id, count(*) FROM entries WHERE read = 0 GROUP BY feed_id")

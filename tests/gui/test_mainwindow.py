@@ -6,7 +6,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QMenu
 
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.mainwindow import MainWindow
@@ -177,6 +177,64 @@ def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     assert all(not env.store.entry(i).read for i in win.list_model.ids())
     win.search.clear()
     qtbot.waitUntil(lambda: win.list_model.rowCount() == 5, timeout=3000)
+
+
+def _unread_ids(store) -> set[int]:
+    return {i for i in store.entry_ids() if not store.entry(i).read}
+
+
+def test_mark_all_read_is_undone_and_redone_by_the_keys(env, qtbot, two_feeds):
+    a, b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_J)  # Alpha 1 read before the mark-all
+    read_before = win.selected_entry_id()
+    unread = _unread_ids(env.store)
+    assert len(unread) == 4 and not win.act_undo.isEnabled()
+    qtbot.keyClick(win.list, Qt.Key.Key_A, Qt.KeyboardModifier.ShiftModifier)
+    assert unread_of(win, f"feed:{a}") == 0 and unread_of(win, f"feed:{b}") == 2
+    assert "Marked 2 articles as read" in win.statusBar().currentMessage()
+    assert win.act_undo.isEnabled() and win.act_undo.text() == "&Undo Mark 2 articles as read"
+    qtbot.keyClick(win.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    # Exactly the two it marked are unread again; the one read before stays read.
+    assert _unread_ids(env.store) == unread and env.store.entry(read_before).read
+    assert unread_of(win, f"feed:{a}") == 2 and unread_of(win, "smart:unread") == 4
+    assert win.windowTitle().endswith("(4)")
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(win.list, Qt.Key.Key_Z, ctrl_shift)
+    assert unread_of(win, f"feed:{a}") == 0 and _unread_ids(env.store) == unread - set(
+        env.store.entry_ids(feed_ids=[a])
+    )
+    # The Edit menu carries the same actions.
+    edit = next(m for m in win.menuBar().findChildren(QMenu) if m.title() == "&Edit")
+    assert win.act_undo in edit.actions() and win.act_redo in edit.actions()
+
+
+def test_mark_all_read_during_a_search_marks_only_the_matches(env, qtbot, two_feeds):
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    win.search.setText("zebras")
+    win._search_done()
+    matches = set(win.list_model.ids())
+    assert len(matches) == 2 and _unread_ids(env.store) >= matches
+    win.act_mark_all.trigger()
+    assert _unread_ids(env.store) == set(env.store.entry_ids()) - matches
+    assert unread_of(win, "smart:unread") == 3
+    win.act_undo.trigger()
+    assert unread_of(win, "smart:unread") == 5
+
+
+def test_mark_all_read_with_nothing_unread_leaves_no_undo_step(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.act_mark_all.trigger()
+    assert win.undo_stack.count() == 1
+    win.act_mark_all.trigger()
+    assert win.undo_stack.count() == 1 and "Nothing" in win.statusBar().currentMessage()
+    win.act_undo.trigger()
+    assert unread_of(win, f"feed:{a}") == 3
 
 
 def test_selection_and_geometry_are_restored(env, qtbot, two_feeds):

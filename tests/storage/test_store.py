@@ -287,8 +287,19 @@ def test_mark_all_read_respects_cutoff(store):
     fid = store.add_feed("https://example.org/feed")
     store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[entry("a")]))
     store.record_fetch(FetchRecord(fid, 20.0, "ok", entries=[entry("b")]))
-    assert store.mark_all_read([fid], before=15.0) == 1
+    marked = store.mark_all_read([fid], before=15.0)
+    assert len(marked) == 1 and store.entry(marked[0]).uid == "a"
     assert store.unread_counts() == {fid: 1}
+    assert store.mark_all_read([fid], before=15.0) == []  # nothing left to undo
+
+
+def test_mark_read_returns_only_what_was_unread(store):
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[entry(u) for u in "abc"]))
+    ids = {store.entry(i).uid: i for i in store.mark_all_read([fid])}
+    store.set_read([ids["b"]], False)
+    assert store.mark_read([ids["c"], ids["b"], ids["a"], 999_999]) == [ids["b"]]
+    assert store.unread_counts() == {}
 
 
 def test_backup_is_consistent_copy(store, tmp_path):
