@@ -24,8 +24,24 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPalette,
+    QResizeEvent,
+    QStandardItem,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -33,6 +49,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLayout,
     QListWidget,
     QListWidgetItem,
     QSizePolicy,
@@ -132,6 +149,50 @@ class _Stat(QFrame):
         self.setToolTip(tip(tooltip))
 
 
+class StatRow(QWidget):
+    """Stat cards side by side, or two by two when the pane is too narrow for all
+    of them in one row (its minimum is the two-by-two width, so a narrow window
+    can give the reading pane less room without the cards holding it open)."""
+
+    SPACING = 8
+
+    def __init__(self, cards: Sequence[_Stat], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cards = list(cards)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(self.SPACING)
+        # The layout must not pin this widget's minimum to the one-row width.
+        self.grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.columns = 0
+        self._arrange(len(self.cards))
+
+    def _arrange(self, columns: int) -> None:
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for card in self.cards:
+            self.grid.removeWidget(card)
+        for i, card in enumerate(self.cards):
+            self.grid.addWidget(card, i // columns, i % columns)
+        for c in range(len(self.cards)):
+            self.grid.setColumnStretch(c, 1 if c < columns else 0)
+        self.updateGeometry()
+
+    def _width_for(self, columns: int) -> int:
+        widths = [c.minimumSizeHint().width() for c in self.cards]
+        rows = [widths[i : i + columns] for i in range(0, len(widths), columns)]
+        return max(sum(r) + self.SPACING * (len(r) - 1) for r in rows)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self._width_for(2), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        one_row = event.size().width() >= self._width_for(len(self.cards))
+        self._arrange(len(self.cards) if one_row else 2)
+        super().resizeEvent(event)
+
+
 def _section_label(text: str) -> QLabel:
     lab = QLabel(text)
     f = QFont(lab.font())
@@ -170,15 +231,12 @@ class FeedActivityView(QWidget):
         lay.addWidget(self.title)
         lay.addWidget(self.subtitle)
 
-        stats = QHBoxLayout()
-        stats.setSpacing(8)
         self.rate = _Stat("Posting rate")
         self.periodicity = _Stat("Posting rhythm")
         self.share = _Stat("Share of budget")
         self.delay = _Stat("Expected delay")
-        for s in (self.rate, self.periodicity, self.share, self.delay):
-            stats.addWidget(s)
-        lay.addLayout(stats)
+        self.stats = StatRow((self.rate, self.periodicity, self.share, self.delay))
+        lay.addWidget(self.stats)
 
         self.chart = WeekRateChart()
         # Its stretch makes it tall in a roomy pane; a small minimum keeps the
@@ -420,16 +478,12 @@ class OverviewView(QWidget):
         title.setFont(tf)
         lay.addWidget(title)
 
-        grid = QGridLayout()
-        grid.setSpacing(8)
         self.budget = _Stat("Request budget")
         self.planned = _Stat("Planned")
         self.smart = _Stat("Expected mean delay")
         self.fixed = _Stat("With a fixed interval")
-        for i, s in enumerate((self.budget, self.planned, self.smart, self.fixed)):
-            grid.addWidget(s, 0, i)
-            grid.setColumnStretch(i, 1)
-        lay.addLayout(grid)
+        self.stats = StatRow((self.budget, self.planned, self.smart, self.fixed))
+        lay.addWidget(self.stats)
 
         self.starved = plain_label()
         self.starved.setWordWrap(True)
@@ -466,6 +520,7 @@ class OverviewView(QWidget):
         self.table.setWordWrap(False)
         _compact_rows(self.table)
         self._size_columns()
+        self.table.viewport().installEventFilter(self)
         self.table.doubleClicked.connect(self._activated)
         self._fill_rows: Iterator[dict[str, Any]] = iter(())
         self._fill_colors = (QColor(), QColor())
@@ -491,6 +546,33 @@ class OverviewView(QWidget):
         split.setChildrenCollapsible(False)
         lay.addWidget(split, 1)
 
+    # Columns dropped, in this order, when the pane is too narrow for all of them
+    # (no sideways scrolling): the share follows from fetches per day; each feed's
+    # tooltip still has every value.
+    DROP_ORDER = (3, 5, 6, 1)
+    MIN_FEED_PX = 100
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
+    def _fit_columns(self) -> None:
+        hh = self.table.horizontalHeader()
+        need = {
+            c: max(self.table.sizeHintForColumn(c), hh.sectionSizeHint(c))
+            for c in range(1, len(self.COLUMNS))
+        }
+        room = self.table.viewport().width() - self.MIN_FEED_PX
+        dropped: set[int] = set()
+        for c in self.DROP_ORDER:
+            if sum(w for col, w in need.items() if col not in dropped) <= room:
+                break
+            dropped.add(c)
+        for c in range(1, len(self.COLUMNS)):
+            if self.table.isColumnHidden(c) != (c in dropped):
+                self.table.setColumnHidden(c, c in dropped)
+
     def _size_columns(self) -> None:
         # Per-section modes live in the header's sections, which a model change
         # (the fill detaches the proxy's source) drops: set them again after each.
@@ -500,6 +582,7 @@ class OverviewView(QWidget):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         # Size columns from the visible rows, not all of them (hundreds of feeds).
         hh.setResizeContentsPrecision(60)
+        self._fit_columns()
 
     @Slot(QModelIndex)
     def _activated(self, index: QModelIndex) -> None:
@@ -598,13 +681,25 @@ class OverviewView(QWidget):
     def _row_items(self, r: dict[str, Any], err: QColor, warn: QColor) -> list[QStandardItem]:
         title = _item(r["title"])
         title.setData(r["feed_id"], FEED_ID_ROLE)
-        title.setToolTip(tip(r.get("url", "")))
         rate = r.get("rate")
         share = r.get("share")
         pct = r.get("pct")
         delay = r.get("delay")
         status = r.get("status") or ""
         alerts = int(r.get("alerts") or 0)
+        # Every value, for the columns a narrow pane drops.
+        status_text = STATUS_TEXT.get(status, status or "—")
+        if r.get("error") and status in ("error", "gone"):
+            status_text += f": {r['error']}"
+        lines = [
+            r.get("url", ""),
+            f"Last fetch: {format_time(r.get('last_fetch'), seconds=False)} ({status_text})",
+        ]
+        if rate is not None:
+            lines.append(f"Items per day: {_per_day(rate)}")
+        if pct is not None:
+            lines.append(f"Share of the budget: {pct:.1f} %")
+        title.setToolTip(tip("\n".join(lines)))
         items = [
             title,
             _item("—" if rate is None else _per_day(rate), rate or 0.0, align_right=True),

@@ -33,6 +33,7 @@ from PySide6.QtCore import (
     QEvent,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QRectF,
     QSize,
     Qt,
@@ -155,6 +156,66 @@ class MarkReadCommand(QUndoCommand):
         # Articles deleted since (unsubscribed, purged) are simply not found.
         self.win.store.set_read(self.ids, False)
         self.win._read_state_changed()
+
+
+class ListColumns(QObject):
+    """Keeps the article list's titles readable in a narrow pane: the Feed and Date
+    columns give up width (down to a floor) before the titles get less than 45 % of
+    the list (at 1024 px they had ~20 px). A width the user drags is remembered as
+    the one to return to."""
+
+    TITLE_SHARE = 0.45
+
+    def __init__(self, table: QTableView, widths: dict[int, int]) -> None:
+        super().__init__(table)
+        self.table = table
+        self.preferred = dict(widths)
+        fm = table.fontMetrics()
+        date_floor = max(fm.horizontalAdvance(s) for s in ("Yesterday", "Wed 23:59", "28 Sep"))
+        self.floor = {COL_FEED: fm.horizontalAdvance("Feed name"), COL_DATE: date_floor + 14}
+        self._fitting = False
+        hh = table.horizontalHeader()
+        for col, w in widths.items():
+            hh.resizeSection(col, w)
+        hh.sectionResized.connect(self._resized)
+        table.viewport().installEventFilter(self)
+
+    def _resized(self, col: int, old: int, new: int) -> None:
+        # Hiding and showing a column (old or new 0) is not a choice of width.
+        if not self._fitting and col in self.preferred and old > 0 and new > 0:
+            self.preferred[col] = new
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        cols = [c for c in self.preferred if not self.table.isColumnHidden(c)]
+        room = self.table.viewport().width() * (1 - self.TITLE_SHARE)
+        widths = dict.fromkeys(cols, 0)
+        flexible = list(cols)
+        # Shrink in proportion; a column that reaches its floor stops there and the
+        # others share what is left.
+        while flexible:
+            want = sum(self.preferred[c] for c in flexible)
+            scale = min(
+                1.0, max(0.0, room - sum(widths[c] for c in cols if c not in flexible)) / want
+            )
+            floored = [c for c in flexible if self.preferred[c] * scale < self.floor[c]]
+            for c in flexible:
+                widths[c] = round(self.preferred[c] * scale)
+            if not floored:
+                break
+            for c in floored:
+                widths[c] = min(self.preferred[c], self.floor[c])
+                flexible.remove(c)
+        self._fitting = True
+        try:
+            for c in cols:
+                self.table.horizontalHeader().resizeSection(c, widths[c])
+        finally:
+            self._fitting = False
 
 
 class FeedTreeDelegate(QStyledItemDelegate):
@@ -322,8 +383,7 @@ class MainWindow(QMainWindow):
         hh.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(COL_FEED, QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(COL_DATE, QHeaderView.ResizeMode.Interactive)
-        hh.resizeSection(COL_FEED, 130)
-        hh.resizeSection(COL_DATE, 104)
+        self.list_columns = ListColumns(self.list, {COL_FEED: 130, COL_DATE: 104})
         hh.setHighlightSections(False)
         # Selection, not the current index: focusing the list makes its first row
         # current without selecting it, and that must not open (and mark read) anything.
@@ -348,6 +408,8 @@ class MainWindow(QMainWindow):
         ml.addWidget(self.list_title)
         ml.addWidget(self.banner)
         ml.addWidget(self.list, 1)
+        # Below this the titles of a mixed list (beside feed and date) are unreadable.
+        middle.setMinimumWidth(self.fontMetrics().averageCharWidth() * 45)
 
         self.article_view = ArticleView(open_url=self._open_url)
         self.article_view.actionRequested.connect(self._welcome_action)
@@ -644,6 +706,7 @@ class MainWindow(QMainWindow):
         self.list_title.setText(node.title)
         # one feed's list: its name in every row says nothing and costs the titles room
         self.list.setColumnHidden(COL_FEED, node.kind == "feed")
+        self.list_columns.fit()
         self._update_banner()
         if self.tabs.currentWidget() is self.activity:
             self.activity.set_feed(self.current_feed_id())

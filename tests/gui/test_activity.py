@@ -186,3 +186,37 @@ def test_feed_view_in_a_short_pane_keeps_the_chart_clear_of_the_lists(qtbot, sto
     below = [w.geometry() for w in view.findChildren(QSplitter)]
     assert below and all(chart.bottom() < g.top() for g in below), (chart, below)
     assert chart.bottom() < view.height() and chart.height() >= 150
+
+
+def test_overview_in_a_narrow_pane_drops_columns_instead_of_scrolling(qtbot, store, updater_on):
+    now = time.time()
+    ids = _history(store, now)
+    up = updater_on(now, ids)
+    panel = ActivityPanel(store, up, now=lambda: now)
+    qtbot.addWidget(panel)
+    ov = panel.overview
+    panel.resize(900, 720)
+    panel.show()
+    qtbot.wait(50)
+    assert not any(ov.table.isColumnHidden(c) for c in range(len(ov.COLUMNS)))
+    assert ov.stats.columns == 4  # the four cards in one row
+    # The reading pane of a 1024 px window: every column did not fit and the table
+    # scrolled sideways, with the feed names cut to a few letters.
+    panel.resize(430, 720)
+    qtbot.waitUntil(lambda: ov.table.isColumnHidden(3), timeout=2000)
+    hh = ov.table.horizontalHeader()
+    assert ov.table.horizontalScrollBar().maximum() == 0
+    assert hh.sectionSize(0) >= ov.MIN_FEED_PX - 10
+    kept = [c for c in range(len(ov.COLUMNS)) if not ov.table.isColumnHidden(c)]
+    assert {0, 2, 4, 7} <= set(kept)  # the name, the plan, the delay and the alerts stay
+    assert ov.stats.columns == 2 and ov.stats.width() <= panel.width()
+    # What a dropped column said is in the feed's tooltip.
+    ov.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    tipped = ov.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "alpha.xml" in tipped and "Share of the budget:" in tipped
+    assert "(error: HTTP 503)" in tipped
+    # And back: a wide pane shows every column again.
+    panel.resize(900, 720)
+    qtbot.waitUntil(lambda: not ov.table.isColumnHidden(3), timeout=2000)
+    assert not any(ov.table.isColumnHidden(c) for c in range(len(ov.COLUMNS)))
+    assert ov.stats.columns == 4

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QMenu
 
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.mainwindow import MainWindow
-from smartreader.gui.models import COL_FEED, ArticleListModel, FeedTreeModel, UnreadRole
+from smartreader.gui.models import COL_FEED, COL_TITLE, ArticleListModel, FeedTreeModel, UnreadRole
 from smartreader.gui.prefs import Prefs
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.updater import Updater
@@ -235,6 +235,34 @@ def test_mark_all_read_with_nothing_unread_leaves_no_undo_step(env, qtbot, two_f
     assert win.undo_stack.count() == 1 and "Nothing" in win.statusBar().currentMessage()
     win.act_undo.trigger()
     assert unread_of(win, f"feed:{a}") == 3
+
+
+def test_titles_keep_half_the_list_in_a_1024_window(env, qtbot, two_feeds):
+    win = env.window(start_scheduler=False)
+    win.resize(1024, 700)
+    win.select_key("smart:all")
+    hh = win.list.horizontalHeader()
+
+    def title_share() -> float:
+        return hh.sectionSize(COL_TITLE) / win.list.viewport().width()
+
+    # Feed (130 px) and date (104 px) columns left the titles ~20 px here.
+    qtbot.waitUntil(lambda: title_share() >= 0.44, timeout=2000)
+    assert not win.list.isColumnHidden(COL_FEED)
+    assert win.list.viewport().width() >= 250
+    # One feed's list hides the column; shown again in a wide window it is back at
+    # its width, not at the squeezed one it was hidden with.
+    win.select_feed(two_feeds[0])
+    assert win.list.isColumnHidden(COL_FEED)
+    win.resize(1600, 800)
+    win.select_key("smart:all")
+    qtbot.waitUntil(lambda: hh.sectionSize(COL_FEED) == 130, timeout=2000)
+    # A width the user drags is where the column returns to when there is room.
+    hh.resizeSection(COL_FEED, 180)
+    win.resize(1024, 700)
+    qtbot.waitUntil(lambda: title_share() >= 0.44, timeout=2000)
+    win.resize(1900, 800)
+    qtbot.waitUntil(lambda: hh.sectionSize(COL_FEED) == 180, timeout=2000)
 
 
 def test_selection_and_geometry_are_restored(env, qtbot, two_feeds):
