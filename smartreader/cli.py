@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unread-days", type=float, metavar="N", help="keep unread articles N days (0: always)"
     )
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="then give the freed space back to the disk (rewrites the database)",
+    )
     _data_dir_arg(p)
 
     try:
@@ -426,12 +431,15 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
         finally:
             up.close()
         left = store.entry_count()
-    assert res is not None  # forced
-    print(
-        f"deleted {res.read} read and {res.unread} unread articles; {left} kept "
-        f"(read ones are kept {_keep_text(read_days)}, unread ones {_keep_text(unread_days)}, "
-        "starred ones always)"
-    )
+        assert res is not None  # forced
+        print(
+            f"deleted {res.read} read and {res.unread} unread articles; {left} kept "
+            f"(read ones are kept {_keep_text(read_days)}, unread ones "
+            f"{_keep_text(unread_days)}, starred ones always)"
+        )
+        if args.compact:
+            before, after = store.compact()
+            print(f"compacted the database: {before / 1e6:,.1f} MB → {after / 1e6:,.1f} MB")
     return 0
 
 

@@ -582,6 +582,7 @@ class MainWindow(QMainWindow):
         s.subscribeFailed.connect(self._subscribe_failed)
         s.errorOccurred.connect(lambda msg: self.statusBar().showMessage(msg, 10_000))
         s.entriesPurged.connect(self._entries_purged)
+        s.compactFinished.connect(self._compacted)
 
     # -- state ---------------------------------------------------------------------
 
@@ -659,7 +660,8 @@ class MainWindow(QMainWindow):
             self.sched.shutdown()
             # Results still queued for this thread must not reach a closed store.
             for name in ("feedUpdated", "alertRaised", "statusChanged", "subscribed",
-                         "subscribeFailed", "updateFinished", "entriesPurged"):  # fmt: skip
+                         "subscribeFailed", "updateFinished", "entriesPurged",
+                         "compactFinished"):  # fmt: skip
                 getattr(self.sched, name).disconnect()
             self.activity._debounce.stop()
             self.tray.dispose()
@@ -1104,8 +1106,20 @@ class MainWindow(QMainWindow):
         dlg.trayIconChanged.connect(self.tray.set_visible)
         dlg.themeChanged.connect(self._theme_changed)
         dlg.keepChanged.connect(self.sched.cleanup_now)
+        dlg.compactRequested.connect(self.sched.compact_now)
+        self.sched.compactFinished.connect(dlg.compact_done)
         dlg.show()
         return dlg
+
+    @Slot(object)
+    def _compacted(self, result: dict[str, Any]) -> None:
+        if result.get("error"):
+            self.statusBar().showMessage(f"Compacting the database failed: {result['error']}")
+        else:
+            before, after = result["before"] / 1e6, result["after"] / 1e6
+            self.statusBar().showMessage(
+                f"Compacted the database: {before:,.1f} MB → {after:,.1f} MB", 10_000
+            )
 
     @Slot(int)
     def _entries_purged(self, n: int) -> None:

@@ -73,6 +73,8 @@ KEEP_CHOICES = (
     (365, "1 year"),
     (0, "Always"),
 )
+# below this, compacting is not worth rewriting the database (SQLite reuses free pages)
+COMPACT_MIN_FREE = 1_000_000
 
 # Slider positions map to budgets on a log scale: fine steps at 20/day, coarse at 20000.
 _SLIDER_STEPS = 1000
@@ -147,6 +149,9 @@ class SettingsDialog(QDialog):
         trayIconChanged(bool)
         contentAwareChanged(bool): "prefer new content" (store setting ``content_aware``).
         keepChanged(): how long articles are kept changed (saved already): purge now.
+
+    Also, at once: compactRequested(): "Compact" was pressed; ``compact_done`` with
+    the worker's ``compactFinished`` result says how it went.
     """
 
     budgetChanged = Signal(float)
@@ -156,6 +161,7 @@ class SettingsDialog(QDialog):
     trayIconChanged = Signal(bool)
     contentAwareChanged = Signal(bool)
     keepChanged = Signal()
+    compactRequested = Signal()
 
     def __init__(
         self,
@@ -335,11 +341,41 @@ class SettingsDialog(QDialog):
             keep.addWidget(label)
             keep.addWidget(combo, 1)
         form.addRow("Keep articles:", keep)
-        self.data_info = QLabel(self._data_info())
+        self.data_info = QLabel()
         self.data_info.setWordWrap(True)
         self.data_info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        form.addRow("", self.data_info)
+        self.compact = QPushButton("Compact")
+        self.compact.setToolTip(
+            "Give the space of deleted articles back to the disk. The database is "
+            "rewritten: with hundreds of MB this takes a few seconds."
+        )
+        self.compact.clicked.connect(self._compact_clicked)
+        info = QHBoxLayout()
+        info.addWidget(self.data_info, 1)
+        info.addWidget(self.compact, 0, Qt.AlignmentFlag.AlignTop)
+        form.addRow("", info)
+        self._show_data_info()
         return box
+
+    def _compact_clicked(self) -> None:
+        self.compact.setEnabled(False)
+        self.compact.setText("Compacting…")
+        self.compactRequested.emit()
+
+    @Slot(object)
+    def compact_done(self, result: dict[str, Any]) -> None:
+        """The worker's answer to ``compactRequested``."""
+        self.compact.setText("Compact")
+        self._show_data_info()
+        if result.get("error"):
+            self.data_info.setText(f"Compacting failed: {result['error']}")
+            self.compact.setEnabled(True)
+
+    def _show_data_info(self) -> None:
+        text, free = self._data_info()
+        self.data_info.setText(text)
+        self.compact.setVisible(free >= COMPACT_MIN_FREE)
+        self.compact.setEnabled(free >= COMPACT_MIN_FREE)
 
     @staticmethod
     def _keep_combo(days: float) -> QComboBox:
@@ -354,17 +390,26 @@ class SettingsDialog(QDialog):
         combo.setToolTip("Older articles are deleted once a day; starred ones are always kept")
         return combo
 
-    def _data_info(self) -> str:
+    def _data_info(self) -> tuple[str, int]:
+        """The text under the limits, and the bytes compacting would free."""
         try:
             n = int(self.store.entry_count())
             size = int(self.store.used_bytes())
+            on_disk = int(self.store.file_bytes())
         except Exception:
             log.exception("reading the database's size failed")
-            return "Starred articles are always kept."
-        return (
+            return "Starred articles are always kept.", 0
+        text = (
             f"Starred articles are always kept. Your database holds {n:,} "
             f"article{'s' if n != 1 else ''} in {size / 1e6:,.1f} MB."
         )
+        free = on_disk - size
+        if free >= COMPACT_MIN_FREE:
+            text += (
+                f" Its file takes {on_disk / 1e6:,.1f} MB: compacting gives about "
+                f"{free / 1e6:,.1f} MB back to the disk."
+            )
+        return text, max(0, free)
 
     def keep_days(self) -> tuple[float, float]:
         return float(self.keep_read.currentData()), float(self.keep_unread.currentData())

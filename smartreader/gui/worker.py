@@ -75,6 +75,8 @@ class SchedulerWorker(QObject):
         errorOccurred(str): a failure that is not about one feed (bad setting, bug).
         replanned(): the plan was rebuilt after a clock jump.
         entriesPurged(int): that many old articles were deleted (see ``cleanup``).
+        compactFinished(object): ``{"before": bytes, "after": bytes, "error": None}``
+            after ``compact``, or ``{"error": "why"}``.
     """
 
     feedUpdated = Signal(object)
@@ -89,6 +91,7 @@ class SchedulerWorker(QObject):
     errorOccurred = Signal(str)
     replanned = Signal()
     entriesPurged = Signal(int)
+    compactFinished = Signal(object)
 
     def __init__(
         self,
@@ -127,6 +130,8 @@ class SchedulerWorker(QObject):
         that keeps the worker's event loop busy."""
         self._stopping.set()
         self.cancel_current()
+        if self._compacting:
+            self.updater.store.interrupt()  # SQLite rolls the VACUUM back
 
     def cancel_current(self) -> None:
         """Cancel the running update, if any (thread-safe); polling continues."""
@@ -241,6 +246,26 @@ class SchedulerWorker(QObject):
                 self._run_cancel = None
         if res is not None and res.read + res.unread > 0:
             self.entriesPurged.emit(int(res.read + res.unread))
+
+    _compacting = False
+
+    @Slot()
+    def compact(self) -> None:
+        """Give the space of deleted articles back to the disk (the user asked, in
+        Settings). Every write waits meanwhile: seconds for hundreds of MB."""
+        if self.stopping:
+            return
+        self._compacting = True
+        try:
+            before, after = self.updater.store.compact()
+        except Exception as e:
+            if not _is_expected(e):
+                log.exception("compacting the database failed")
+            self.compactFinished.emit({"error": str(e)})
+        else:
+            self.compactFinished.emit({"before": before, "after": after, "error": None})
+        finally:
+            self._compacting = False
 
     @Slot(bool)
     def setPolling(self, enabled: bool) -> None:
@@ -401,6 +426,7 @@ _RELAYED = (
     "errorOccurred",
     "replanned",
     "entriesPurged",
+    "compactFinished",
 )
 
 
@@ -444,6 +470,7 @@ class SchedulerThread(QObject):
     errorOccurred = Signal(str)
     replanned = Signal()
     entriesPurged = Signal(int)
+    compactFinished = Signal(object)
 
     _refreshAll = Signal(float)
     _refreshFeeds = Signal(list)
@@ -454,6 +481,7 @@ class SchedulerThread(QObject):
     _replan = Signal()
     _setPolling = Signal(bool)
     _cleanup = Signal(bool)
+    _compact = Signal()
     _stop = Signal()
 
     def __init__(
@@ -480,6 +508,7 @@ class SchedulerThread(QObject):
         self._replan.connect(self.worker.replan)
         self._setPolling.connect(self.worker.setPolling)
         self._cleanup.connect(self.worker.cleanup)
+        self._compact.connect(self.worker.compact)
         self._stop.connect(self.worker.stop)
         queued = Qt.ConnectionType.QueuedConnection
         for name in _RELAYED:
@@ -522,6 +551,10 @@ class SchedulerThread(QObject):
     def cleanup_now(self) -> None:
         """Delete old articles now, by the settings just saved."""
         self._cleanup.emit(True)
+
+    def compact_now(self) -> None:
+        """Compact the database (``compactFinished`` says how it went)."""
+        self._compact.emit()
 
     def cancel_current(self) -> None:
         self.worker.cancel_current()

@@ -979,6 +979,42 @@ class Store:
         free = int(self._q("PRAGMA freelist_count")[0][0])
         return (pages - free) * int(self._q("PRAGMA page_size")[0][0])
 
+    def file_bytes(self) -> int:
+        """What the database takes on disk: its file and its write-ahead log."""
+        if str(self.path) == ":memory:":
+            return 0
+        total = 0
+        for p in (self.path, self.path.with_name(self.path.name + "-wal")):
+            with contextlib.suppress(OSError):
+                total += p.stat().st_size
+        return total
+
+    def compact(self) -> tuple[int, int]:
+        """Rewrite the database without its free pages (``VACUUM``), then fold the
+        write-ahead log back in and empty it. Returns the bytes on disk before and
+        after. Needs free disk space about the database's size; when it fails
+        (disk full, busy) nothing is lost: SQLite leaves the file as it was.
+        Writes by others wait for it (seconds for hundreds of MB)."""
+        if self.readonly:
+            raise StorageError("this store is read-only")
+        before = self.file_bytes()
+        with self._lock:
+            try:
+                self._db.execute("VACUUM")
+                # VACUUM went through the log (WAL): the file shrinks when the log
+                # is checkpointed; TRUNCATE also empties the log itself.
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.OperationalError as e:
+                if "interrupt" in str(e).lower():
+                    raise StorageError("compacting was stopped; nothing changed") from e
+                raise self._write_error(e) from e
+        return before, self.file_bytes()
+
+    def interrupt(self) -> None:
+        """Abort the statement running on this connection (from any thread): how
+        quitting stops a long ``compact``, which SQLite then rolls back."""
+        self._db.interrupt()
+
     def fetch_log(self, feed_id: int | None = None, limit: int = 50) -> list[FetchLogRow]:
         where, params = ("WHERE feed_id = ?", [feed_id]) if feed_id is not None else ("", [])
         rows = self._q(

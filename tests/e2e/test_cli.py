@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -284,8 +285,9 @@ def test_cleanup_deletes_old_read_articles_and_they_do_not_come_back(feed_server
         f"Post number {i} about rust" for i in (2, 3, 4)
     ]
 
-    code, out, _ = run(capsys, "cleanup", "--unread-days", "30", "--data-dir", data)
+    code, out, _ = run(capsys, "cleanup", "--unread-days", "30", "--compact", "--data-dir", data)
     assert code == 0 and "deleted 0 read and 2 unread articles; 1 kept" in out
+    assert re.search(r"compacted the database: [\d.]+ MB → [\d.]+ MB", out), out
     assert db.execute("SELECT value FROM settings WHERE key = 'keep_unread_days'").fetchone() == (
         "30.0",
     )

@@ -12,7 +12,7 @@ import pytest
 
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.worker import SchedulerThread
-from smartreader.storage import FetchRecord
+from smartreader.storage import FetchRecord, Store
 from smartreader.updater import KEEP_READ_DAYS, KEEP_UNREAD_DAYS, Updater
 from tests.storage.test_store import entry
 
@@ -89,7 +89,7 @@ def test_a_longer_limit_deletes_nothing_and_asks_nothing(qtbot, request, store, 
     assert asked == [] and store.get_setting(KEEP_READ_DAYS) == 365.0
 
 
-def test_the_window_follows_when_old_articles_are_deleted(qtbot, request, store, aged, tmp_path):
+def _window(qtbot, request, store, tmp_path):
     from smartreader.gui.mainwindow import MainWindow
     from smartreader.gui.prefs import Prefs
 
@@ -104,6 +104,11 @@ def test_the_window_follows_when_old_articles_are_deleted(qtbot, request, store,
     )
     qtbot.addWidget(win)
     request.addfinalizer(win.close)
+    return win
+
+
+def test_the_window_follows_when_old_articles_are_deleted(qtbot, request, store, aged, tmp_path):
+    win = _window(qtbot, request, store, tmp_path)
     sched = win.sched
     win.select_key("smart:all")
     assert win.list_model.rowCount() == 6
@@ -163,3 +168,83 @@ def test_the_dialog_shrunk_to_its_minimum_keeps_its_rows_apart(qtbot, request, s
     assert dlg.curve.height() >= dlg.curve.minimumHeight()
     assert box(dlg.data_info)[1] <= box(dlg.buttons)[0]
     assert dlg.height() < 740  # still fits a 768-pixel screen with a title bar
+
+
+def _space_left_by_deleting(store) -> None:
+    """3,000 read articles of ~2 KB deleted: their pages are free, the file as big."""
+    from tests.storage.test_purge import T0, _big_feed
+
+    _big_feed(store, 3000)
+    store.mark_all_read()
+    store.purge_old(T0 + 200 * DAY, read_days=90)
+    assert store.file_bytes() - store.used_bytes() > 3_000_000
+
+
+def test_compact_in_settings_gives_the_space_back(qtbot, request, tmp_path):
+    store = Store(tmp_path / "db.sqlite3")
+    request.addfinalizer(store.close)
+    _space_left_by_deleting(store)
+    win = _window(qtbot, request, store, tmp_path)
+    dlg = win.open_settings()
+    assert dlg.compact.isVisibleTo(dlg) and dlg.compact.isEnabled()
+    assert "compacting gives about" in dlg.data_info.text()
+    before = store.file_bytes()
+    with qtbot.wait_signal(win.sched.compactFinished, timeout=20_000) as done:
+        dlg.compact.click()
+        assert not dlg.compact.isEnabled() and dlg.compact.text() == "Compacting…"
+    assert done.args[0]["error"] is None and done.args[0]["before"] >= before
+    assert store.file_bytes() < before / 4
+    qtbot.wait_until(lambda: not dlg.compact.isVisibleTo(dlg))
+    assert "compacting" not in dlg.data_info.text()
+    assert "Compacted the database:" in win.statusBar().currentMessage()
+    assert store.integrity_check() == "ok"
+
+
+def test_compact_that_fails_says_why_and_can_be_retried(qtbot, request, tmp_path):
+    import sqlite3
+
+    store = Store(tmp_path / "db.sqlite3", busy_timeout=0.2)
+    request.addfinalizer(store.close)
+    _space_left_by_deleting(store)
+    n = store.entry_count()
+    win = _window(qtbot, request, store, tmp_path)
+    dlg = win.open_settings()
+    other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None)
+    request.addfinalizer(other.close)
+    other.execute("BEGIN IMMEDIATE")  # another program is writing
+    with qtbot.wait_signal(win.sched.compactFinished, timeout=20_000) as done:
+        dlg.compact.click()
+    other.execute("ROLLBACK")
+    assert "busy" in done.args[0]["error"]
+    qtbot.wait_until(lambda: dlg.compact.isEnabled())
+    assert dlg.data_info.text().startswith("Compacting failed: the database is busy")
+    assert "Compacting the database failed" in win.statusBar().currentMessage()
+    assert store.entry_count() == n and store.integrity_check() == "ok"
+
+
+def test_quitting_stops_a_compaction_and_loses_nothing(qtbot, request, tmp_path):
+    from smartreader.gui.worker import SchedulerWorker
+
+    store = Store(tmp_path / "db.sqlite3")
+    request.addfinalizer(store.close)
+    _space_left_by_deleting(store)
+    up = Updater(store)
+    request.addfinalizer(up.close)
+    worker = SchedulerWorker(up, autostart_polling=False)
+    calls = []
+
+    def quit_midway() -> int:
+        calls.append(1)
+        if len(calls) == 20:
+            worker.request_stop()  # the window closes while VACUUM runs
+        return 0
+
+    store._db.set_progress_handler(quit_midway, 100)
+    request.addfinalizer(lambda: store._db.set_progress_handler(None, 0))
+    size = store.file_bytes()
+    with qtbot.wait_signal(worker.compactFinished, timeout=20_000) as done:
+        worker.compact()
+    assert done.args[0]["error"] == "compacting was stopped; nothing changed"
+    assert store.file_bytes() >= size and store.integrity_check() == "ok"
+    worker.compact()  # a stopping worker starts nothing new
+    assert len(calls) >= 20 and store.file_bytes() >= size

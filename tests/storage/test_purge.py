@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
+import pytest
+
 from smartreader.storage import FetchRecord, Store
-from smartreader.storage.store import LOG_KEEP_DAYS
+from smartreader.storage.store import LOG_KEEP_DAYS, StorageError
 from tests.storage.test_store import entry
 
 DAY = 86400.0
@@ -192,3 +195,90 @@ def test_what_the_data_takes_shrinks_when_articles_go(store):
     assert before > 40 * len(big) / 4  # text compresses in FTS, not in the rows
     store.purge_old(T0 + 91 * DAY, read_days=90)
     assert store.used_bytes() < before / 4
+
+
+def _big_feed(store: Store, n: int) -> int:
+    fid = store.add_feed("https://example.org/big")
+    body = "<p>" + "a paragraph of an article body. " * 60 + "</p>"
+    for start in range(0, n, 500):
+        store.record_fetch(
+            FetchRecord(
+                fid,
+                T0 + start,
+                "ok",
+                entries=[entry(f"e{i}", content=body) for i in range(start, min(n, start + 500))],
+            )
+        )
+    return fid
+
+
+def test_compact_gives_the_deleted_articles_space_back_to_the_disk(tmp_path):
+    store = Store(tmp_path / "db.sqlite3")
+    try:
+        _big_feed(store, 3000)
+        store.mark_all_read()
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        full = store.file_bytes()
+        assert full > 3_000_000
+        store.purge_old(T0 + 200 * DAY, read_days=90)
+        assert store.entry_count() == 0
+        # Deleting frees pages inside the file; the file itself keeps its size.
+        assert store.file_bytes() >= full
+        _fetch(store, store.feeds()[0].id, T0 + 201 * DAY, ["kept"])
+        before, after = store.compact()
+        assert before >= full and after < full / 4
+        on_disk = (tmp_path / "db.sqlite3").stat().st_size
+        wal = tmp_path / "db.sqlite3-wal"
+        assert after == on_disk + (wal.stat().st_size if wal.exists() else 0)
+        assert _uids(store) == {"kept"} and store.integrity_check() == "ok"
+        assert store.used_bytes() <= after
+        _fts_ok(store)
+    finally:
+        store.close()
+    with Store(tmp_path / "db.sqlite3") as again:
+        assert _uids(again) == {"kept"}
+
+
+def test_compact_that_cannot_get_the_lock_says_so_and_loses_nothing(tmp_path):
+    store = Store(tmp_path / "db.sqlite3", busy_timeout=0.2)
+    other = None
+    try:
+        _big_feed(store, 50)
+        other = sqlite3.connect(tmp_path / "db.sqlite3", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another program is writing
+        with pytest.raises(StorageError, match="busy"):
+            store.compact()
+        other.execute("ROLLBACK")
+        assert store.entry_count() == 50 and store.integrity_check() == "ok"
+        store.compact()  # and works once the other program is done
+        assert store.entry_count() == 50
+    finally:
+        if other is not None:
+            other.close()
+        store.close()
+
+
+def test_compact_stopped_midway_changes_nothing(tmp_path):
+    store = Store(tmp_path / "db.sqlite3")
+    try:
+        _big_feed(store, 600)
+        store.mark_all_read()
+        store.purge_old(T0 + 200 * DAY, read_days=90)
+        _fetch(store, store.feeds()[0].id, T0 + 201 * DAY, ["kept"])
+        size = store.file_bytes()
+        calls = []
+
+        def stop_once_started() -> int:
+            calls.append(1)
+            if len(calls) == 20:
+                store.interrupt()  # what quitting does, from another thread
+            return 0
+
+        store._db.set_progress_handler(stop_once_started, 100)
+        with pytest.raises(StorageError, match="compacting was stopped"):
+            store.compact()
+        store._db.set_progress_handler(None, 0)
+        assert _uids(store) == {"kept"} and store.integrity_check() == "ok"
+        assert store.file_bytes() >= size
+    finally:
+        store.close()
