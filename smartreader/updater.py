@@ -155,6 +155,14 @@ def _merge_hints(headers: ServerHints, doc: ParsedFeed | None) -> ServerHints:
     )
 
 
+def keep_days_of(store: Store) -> tuple[float, float]:
+    """Settings' limits: days read and unread articles are kept (0: for ever)."""
+    return (
+        store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
+        store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
+    )
+
+
 class Updater:
     def __init__(
         self,
@@ -224,10 +232,7 @@ class Updater:
 
     def keep_days(self) -> tuple[float, float]:
         """How many days read and unread articles are kept (0: for ever)."""
-        return (
-            self.store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
-            self.store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
-        )
+        return keep_days_of(self.store)
 
     def cleanup(
         self, *, force: bool = False, cancel: threading.Event | None = None

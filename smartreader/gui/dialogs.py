@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.errors import SmartReaderError
-from smartreader.gui.safetext import plain_label
+from smartreader.gui.safetext import ask, plain_label
 
 log = logging.getLogger(__name__)
 
@@ -145,11 +146,30 @@ def _fmt_time(t: float | None) -> str:
     return dt.datetime.fromtimestamp(t).strftime("%a %d %b %Y %H:%M")
 
 
+# A feed's own limit for its read articles (days; 0 keeps them all, unread too).
+FEED_KEEP_CHOICES = (
+    (7, "1 week"),
+    (30, "1 month"),
+    (90, "3 months"),
+    (180, "6 months"),
+    (365, "1 year"),
+    (0, "Always, unread ones too"),
+)
+
+
+def _days_text(days: float) -> str:
+    if days <= 0:
+        return "always"
+    return dict(FEED_KEEP_CHOICES).get(days, f"{days:g} days")
+
+
 class FeedPropertiesDialog(QDialog):
-    """Per-feed settings: title, folder, URL, credentials, priority, images.
+    """Per-feed settings: title, folder, URL, credentials, priority, images, how
+    long its articles are kept.
 
     On OK, writes to the store (and keyring) and accepts; problems (a bad value,
-    no keyring) are shown in the dialog, which then stays open.
+    no keyring) are shown in the dialog, which then stays open. A shorter limit
+    asks first how many articles it deletes; ``keep_changed`` says whether to purge.
     """
 
     def __init__(
@@ -160,8 +180,13 @@ class FeedPropertiesDialog(QDialog):
         *,
         credentials: Any = None,
         overlaps: list[str] | None = None,
+        confirm: Any = ask,
+        now: Any = None,
     ) -> None:
         super().__init__(parent)
+        self._confirm = confirm
+        self._now = now or time.time
+        self.keep_changed = False
         if overlaps is None:
             from smartreader.content_aware import feed_overlaps
 
@@ -218,6 +243,22 @@ class FeedPropertiesDialog(QDialog):
         self.load_images = QCheckBox("Load remote images in articles")
         self.load_images.setChecked(bool(feed.load_images))
         self.load_images.setToolTip("Off by default: remote images let sites see when you read")
+        from smartreader.updater import keep_days_of
+
+        self._settings_keep = keep_days_of(store)
+        self.keep = QComboBox()
+        self.keep.addItem(f"As in Settings ({_days_text(self._settings_keep[0])})", None)
+        for days, label in FEED_KEEP_CHOICES:
+            self.keep.addItem(label, float(days))
+        if feed.keep_days is not None and self.keep.findData(float(feed.keep_days)) < 0:
+            self.keep.addItem(f"{feed.keep_days:g} days", float(feed.keep_days))
+        self.keep.setCurrentIndex(
+            0 if feed.keep_days is None else self.keep.findData(float(feed.keep_days))
+        )
+        self.keep.setToolTip(
+            "How long this feed's read articles are kept; unread ones follow Settings "
+            "unless this is “Always”. Starred articles are always kept."
+        )
         form.addRow("&Title:", self.title)
         form.addRow("Feed &address:", self.url)
         form.addRow("&Folder:", self.folder)
@@ -225,6 +266,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Password:", self.password)
         form.addRow("P&riority weight:", self.weight)
         form.addRow("&Minimum interval:", self.min_interval)
+        form.addRow("&Keep read articles:", self.keep)
         form.addRow("", self.load_images)
         lay.addLayout(form)
         self.info = info = QLabel(self._info_html(feed, overlaps))
@@ -278,6 +320,23 @@ class FeedPropertiesDialog(QDialog):
         # the keyring entry is keyed by address and user name
         moved = bool(old_user) and (feed.url, old_user) != (new_url, username)
         minutes = self.min_interval.value()
+        keep = self.keep.currentData()
+        keep_changed = keep != feed.keep_days
+        if keep_changed:
+            read_days, unread_days = self._settings_keep
+            n = self.store.count_feed_purgeable(
+                self.feed_id,
+                self._now(),
+                keep_days=keep,
+                read_days=read_days,
+                unread_days=unread_days,
+            )
+            question = (
+                f"With this limit, {n:,} article{'s' if n != 1 else ''} of this feed "
+                f"will be deleted now. Starred articles are kept.\n\nContinue?"
+            )
+            if n > 0 and not self._confirm(self, "Keep read articles", question):
+                return
         try:
             # The feed first: a refused change (an address another feed already
             # has) must not touch the keyring, where it would overwrite that
@@ -291,10 +350,12 @@ class FeedPropertiesDialog(QDialog):
                 min_interval=minutes * 60.0 if minutes else None,
                 load_images=self.load_images.isChecked(),
                 auth_username=username,
+                keep_days=keep,
             )
         except SmartReaderError as e:
             self.show_error(str(e))
             return
+        self.keep_changed = keep_changed
         try:
             if username and password:
                 self.credentials.store_password(new_url, username, password)

@@ -937,6 +937,8 @@ class MainWindow(QMainWindow):
         dlg = FeedPropertiesDialog(self.store, fid, self)
         if dlg.exec():
             self.sched.feed_changed(fid)
+            if dlg.keep_changed:
+                self.sched.cleanup_now()
             self.list_model.reload_feed_titles()
             self._counts_changed()
             self.select_key(f"feed:{fid}")

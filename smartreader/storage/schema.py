@@ -205,5 +205,13 @@ INSERT OR IGNORE INTO settings (key, value)
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+# v8: a feed may keep its articles longer or shorter than Settings say (feed
+# properties): NULL follows Settings, 0 keeps them all (unread ones too), N deletes
+# its read articles after N days.
+_V8 = """
+ALTER TABLE feeds ADD COLUMN keep_days REAL;
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -76,6 +76,8 @@ class Feed:
     hints: ServerHints
     scheduler_state: dict[str, Any] | None
     previous_urls: tuple[str, ...] = ()  # addresses it moved from, newest last
+    # None: as in Settings; 0: keep every article; N: delete read ones after N days
+    keep_days: float | None = None
 
     @property
     def display_title(self) -> str:
@@ -231,6 +233,14 @@ def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
     except ValueError:
         return ()
     return tuple(u for u in urls if isinstance(u, str)) if isinstance(urls, list) else ()
+
+
+def _keep_days(r: sqlite3.Row) -> float | None:
+    """The ``keep_days`` column (absent from the light query and from an older
+    database opened read-only: then as in Settings)."""
+    if "keep_days" not in r.keys():  # noqa: SIM118
+        return None
+    return None if r["keep_days"] is None else float(r["keep_days"])
 
 
 def _hints_to_json(h: ServerHints) -> str:
@@ -601,6 +611,7 @@ class Store:
             hints=_hints_from_json(r["hints_json"] if with_state else None),
             scheduler_state=state,
             previous_urls=_previous_urls(r),
+            keep_days=_keep_days(r),
         )
 
     def feed(self, feed_id: int) -> Feed:
@@ -621,12 +632,21 @@ class Store:
         return [self._feed(r, with_state) for r in rows]
 
     _FEED_SETTINGS = frozenset(
-        {"user_title", "weight", "min_interval", "load_images", "auth_username", "status", "url"}
+        {
+            "user_title",
+            "weight",
+            "min_interval",
+            "load_images",
+            "auth_username",
+            "status",
+            "url",
+            "keep_days",
+        }
     )
 
     def update_feed(self, feed_id: int, **changes: Any) -> None:
         """Change user-facing settings: user_title, folder (name or None), weight,
-        min_interval, load_images, auth_username, status, url."""
+        min_interval, load_images, auth_username, status, url, keep_days."""
         sets: list[str] = []
         params: list[Any] = []
         if "folder" in changes:
@@ -640,6 +660,8 @@ class Store:
                 raise UsageError("priority weight must be between 0 and 100")
             if key == "min_interval" and value is not None and float(value) < 60:
                 raise UsageError("minimum interval must be at least one minute")
+            if key == "keep_days" and value is not None and not 0 <= float(value) <= 36500:
+                raise UsageError("articles are kept between 0 (always) and 36500 days")
             sets.append(f"{key} = ?")
             params.append(int(value) if key == "load_images" else value)
         if not sets:
@@ -916,10 +938,7 @@ class Store:
         ``cancel`` (an object with ``is_set()``) stops between two of them."""
         counts = {1: 0, 0: 0}
         finished = True
-        for read, days in ((1, read_days), (0, unread_days)):
-            if not days or days <= 0:
-                continue
-            cutoff = now - days * DAY
+        for read, where, params in self._purge_passes(now, read_days, unread_days):
             while True:
                 if cancel is not None and cancel.is_set():
                     finished = False
@@ -928,8 +947,7 @@ class Store:
                     ids = [
                         r[0]
                         for r in db.execute(
-                            f"SELECT id FROM entries WHERE {_OLD} LIMIT ?",
-                            (read, cutoff, batch),
+                            f"SELECT id FROM entries WHERE {where} LIMIT ?", (*params, batch)
                         )
                     ]
                     if ids:
@@ -943,6 +961,8 @@ class Store:
                 counts[read] += len(ids)
                 if len(ids) < batch:
                     break
+            if not finished:
+                break
         log_rows = 0
         if finished:
             old = now - LOG_KEEP_DAYS * DAY
@@ -961,16 +981,52 @@ class Store:
         self, now: float, *, read_days: float | None, unread_days: float | None = None
     ) -> int:
         """How many articles ``purge_old`` with these limits would delete now."""
+        return sum(
+            int(self._q(f"SELECT count(*) FROM entries WHERE {where}", params)[0][0])
+            for _read, where, params in self._purge_passes(now, read_days, unread_days)
+        )
+
+    def count_feed_purgeable(
+        self,
+        feed_id: int,
+        now: float,
+        *,
+        keep_days: float | None,
+        read_days: float | None,
+        unread_days: float | None = None,
+    ) -> int:
+        """How many of one feed's articles ``purge_old`` would delete now if the feed
+        kept them ``keep_days`` (None: as Settings' ``read_days``/``unread_days``)."""
+        read = read_days if keep_days is None else keep_days
+        unread = None if keep_days == 0 else unread_days
         n = 0
-        for read, days in ((1, read_days), (0, unread_days)):
+        for flag, days in ((1, read), (0, unread)):
             if days and days > 0:
-                n += int(
-                    self._q(
-                        f"SELECT count(*) FROM entries WHERE {_OLD}",
-                        (read, now - days * DAY),
-                    )[0][0]
-                )
+                sql = f"SELECT count(*) FROM entries WHERE {_OLD} AND feed_id = ?"
+                n += int(self._q(sql, (flag, now - days * DAY, feed_id))[0][0])
         return n
+
+    def _purge_passes(
+        self, now: float, read_days: float | None, unread_days: float | None
+    ) -> list[tuple[int, str, tuple[Any, ...]]]:
+        """(read flag, WHERE, parameters) for each group of articles old enough to
+        go: Settings' limits for feeds that follow them, a feed's own for its read
+        articles; a feed that keeps everything loses nothing."""
+        own = {
+            int(r[0]): float(r[1])
+            for r in self._q("SELECT id, keep_days FROM feeds WHERE keep_days IS NOT NULL")
+        }
+        passes: list[tuple[int, str, tuple[Any, ...]]] = []
+        if read_days and read_days > 0:
+            where = f"{_OLD} AND feed_id NOT IN (SELECT id FROM feeds WHERE keep_days IS NOT NULL)"
+            passes.append((1, where, (1, now - read_days * DAY)))
+        for fid, days in sorted(own.items()):
+            if days > 0:
+                passes.append((1, f"{_OLD} AND feed_id = ?", (1, now - days * DAY, fid)))
+        if unread_days and unread_days > 0:
+            where = f"{_OLD} AND feed_id NOT IN (SELECT id FROM feeds WHERE keep_days = 0)"
+            passes.append((0, where, (0, now - unread_days * DAY)))
+        return passes
 
     def used_bytes(self) -> int:
         """What the data takes: the file's pages less its free ones (deleted

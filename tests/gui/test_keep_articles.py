@@ -248,3 +248,54 @@ def test_quitting_stops_a_compaction_and_loses_nothing(qtbot, request, tmp_path)
     assert store.file_bytes() >= size and store.integrity_check() == "ok"
     worker.compact()  # a stopping worker starts nothing new
     assert len(calls) >= 20 and store.file_bytes() >= size
+
+
+def test_a_feed_keeps_its_read_articles_as_its_properties_say(
+    qtbot, request, store, aged, tmp_path
+):
+    from smartreader.gui.dialogs import FeedPropertiesDialog
+
+    other = store.add_feed("https://other.invalid/feed.xml", title="Other")
+    store.record_fetch(
+        FetchRecord(other, time.time() - 40 * DAY, "ok", entries=[entry("o1"), entry("o2")])
+    )
+    store.set_read([i for i in store.entry_ids(feed_ids=[other]) if store.entry(i).uid == "o1"])
+    asked: list[str] = []
+    answers = [False, True]
+
+    def confirm(_parent, _title, text):
+        asked.append(text)
+        return answers.pop(0)
+
+    dlg = FeedPropertiesDialog(store, aged, overlaps=[], credentials=object(), confirm=confirm)
+    qtbot.addWidget(dlg)
+    assert dlg.keep.currentText() == "As in Settings (3 months)"
+    dlg.keep.setCurrentIndex(dlg.keep.findText("1 week"))
+    dlg.save()  # declined: nothing saved, the dialog stays open
+    assert "1 article of this feed will be deleted now" in asked[0]  # old0; old1 is starred
+    assert store.feed(aged).keep_days is None and dlg.result() == 0
+    dlg.save()
+    assert store.feed(aged).keep_days == 7.0 and dlg.keep_changed and dlg.result() == 1
+
+    # The scheduler's thread applies it at once; Settings' 3 months keep the other feed's.
+    win = _window(qtbot, request, store, tmp_path)
+    with qtbot.wait_signal(win.sched.entriesPurged, timeout=5000) as purged:
+        win.sched.cleanup_now()
+    assert purged.args == [1]
+    assert {store.entry(i).uid for i in store.entry_ids()} == {
+        "old1", "old2", "old3", "new0", "new1", "o1", "o2"
+    }  # fmt: skip
+
+    # "Always" keeps even unread articles that Settings would delete.
+    store.set_setting(KEEP_UNREAD_DAYS, 30)
+    again = FeedPropertiesDialog(store, aged, overlaps=[], credentials=object(), confirm=confirm)
+    qtbot.addWidget(again)
+    assert again.keep.currentText() == "1 week"
+    again.keep.setCurrentIndex(again.keep.findData(0.0))
+    again.save()
+    assert store.feed(aged).keep_days == 0.0 and len(asked) == 2  # deletes nothing: no question
+    with qtbot.wait_signal(win.sched.entriesPurged, timeout=5000) as purged:
+        win.sched.cleanup_now()
+    assert purged.args == [1]  # the other feed's unread one, 40 days old
+    assert {"old2", "old3"} <= {store.entry(i).uid for i in store.entry_ids()}
+    assert "o2" not in {store.entry(i).uid for i in store.entry_ids()}

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from smartreader.errors import UsageError
 from smartreader.storage import FetchRecord, Store
 from smartreader.storage.store import LOG_KEEP_DAYS, StorageError
 from tests.storage.test_store import entry
@@ -282,3 +283,49 @@ def test_compact_stopped_midway_changes_nothing(tmp_path):
         assert store.file_bytes() >= size
     finally:
         store.close()
+
+
+def test_a_feed_can_keep_its_articles_longer_or_shorter_than_settings(store):
+    keep, short, plain = (store.add_feed(f"https://{n}.example/feed") for n in "abc")
+    for fid in (keep, short, plain):
+        _fetch(store, fid, T0, [f"{fid}-old-read", f"{fid}-old-unread"])
+        _fetch(store, fid, T0 + 20 * DAY, [f"{fid}-new-read"])
+    store.set_read([i for i in store.entry_ids() if "read" in store.entry(i).uid and
+                    "unread" not in store.entry(i).uid], True)  # fmt: skip
+    store.update_feed(keep, keep_days=0)  # everything, unread too
+    store.update_feed(short, keep_days=7)  # read ones after a week
+    assert store.feed(short).keep_days == 7.0 and store.feed(plain).keep_days is None
+    now = T0 + 40 * DAY
+    limits = {"read_days": 30.0, "unread_days": 35.0}
+
+    assert store.count_purgeable(now, **limits) == 5
+    res = store.purge_old(now, **limits)
+
+    assert (res.read, res.unread) == (3, 2)
+    assert _uids(store) == {
+        f"{keep}-old-read",
+        f"{keep}-old-unread",
+        f"{keep}-new-read",
+        f"{plain}-new-read",  # 20 days: Settings keep read ones 30; its neighbour, 7
+    }
+    # the feed's own limit is for read articles: its unread ones follow Settings
+    store.update_feed(short, keep_days=None)
+    assert store.feed(short).keep_days is None
+    with pytest.raises(UsageError):
+        store.update_feed(short, keep_days=-1)
+
+
+def test_what_a_feeds_own_limit_would_delete_is_counted_before_it_is_set(store):
+    fid = store.add_feed("https://a.example/feed")
+    other = store.add_feed("https://b.example/feed")
+    for f in (fid, other):
+        _fetch(store, f, T0, [f"{f}-r1", f"{f}-r2", f"{f}-u"])
+    store.set_read([i for i in store.entry_ids() if "-r" in store.entry(i).uid], True)
+    now, limits = T0 + 10 * DAY, {"read_days": 90.0, "unread_days": 5.0}
+    count = store.count_feed_purgeable
+    assert count(fid, now, keep_days=None, **limits) == 1  # Settings: the unread one
+    assert count(fid, now, keep_days=7, **limits) == 3
+    assert count(fid, now, keep_days=0, **limits) == 0
+    store.update_feed(fid, keep_days=7)
+    res = store.purge_old(now, **limits)
+    assert res.read + res.unread == 3 + 1  # this feed's three and the other's unread one
