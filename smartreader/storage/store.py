@@ -997,35 +997,43 @@ class Store:
     ) -> int:
         """How many of one feed's articles ``purge_old`` would delete now if the feed
         kept them ``keep_days`` (None: as Settings' ``read_days``/``unread_days``)."""
-        read = read_days if keep_days is None else keep_days
-        unread = None if keep_days == 0 else unread_days
-        n = 0
-        for flag, days in ((1, read), (0, unread)):
-            if days and days > 0:
-                sql = f"SELECT count(*) FROM entries WHERE {_OLD} AND feed_id = ?"
-                n += int(self._q(sql, (flag, now - days * DAY, feed_id))[0][0])
-        return n
+        own = {f: d for f, d in self._feed_limits().items() if f != feed_id}
+        if keep_days is not None:
+            own[feed_id] = float(keep_days)
+        passes = self._purge_passes(now, read_days, unread_days, own)
+        sql = "SELECT count(*) FROM entries WHERE {} AND feed_id = ?"
+        return sum(int(self._q(sql.format(w), (*p, feed_id))[0][0]) for _r, w, p in passes)
+
+    def _feed_limits(self) -> dict[int, float]:
+        """Feeds with a limit of their own (``keep_days``): id → days (0: always)."""
+        rows = self._q("SELECT id, keep_days FROM feeds WHERE keep_days IS NOT NULL")
+        return {int(r[0]): float(r[1]) for r in rows}
 
     def _purge_passes(
-        self, now: float, read_days: float | None, unread_days: float | None
+        self,
+        now: float,
+        read_days: float | None,
+        unread_days: float | None,
+        own: dict[int, float] | None = None,
     ) -> list[tuple[int, str, tuple[Any, ...]]]:
         """(read flag, WHERE, parameters) for each group of articles old enough to
         go: Settings' limits for feeds that follow them, a feed's own for its read
-        articles; a feed that keeps everything loses nothing."""
-        own = {
-            int(r[0]): float(r[1])
-            for r in self._q("SELECT id, keep_days FROM feeds WHERE keep_days IS NOT NULL")
-        }
+        articles; a feed that keeps everything loses nothing. ``own``: the feeds'
+        own limits (default: as stored)."""
+        own = self._feed_limits() if own is None else own
         passes: list[tuple[int, str, tuple[Any, ...]]] = []
-        if read_days and read_days > 0:
-            where = f"{_OLD} AND feed_id NOT IN (SELECT id FROM feeds WHERE keep_days IS NOT NULL)"
-            passes.append((1, where, (1, now - read_days * DAY)))
+
+        def settings_pass(read: int, days: float | None, exempt: list[int]) -> None:
+            if days and days > 0:
+                # the entries_age index finds the old ones; the exempt feeds are filtered
+                where = f"{_OLD} AND feed_id NOT IN ({','.join('?' * len(exempt))})"
+                passes.append((read, where, (read, now - days * DAY, *exempt)))
+
+        settings_pass(1, read_days, sorted(own))
         for fid, days in sorted(own.items()):
             if days > 0:
                 passes.append((1, f"{_OLD} AND feed_id = ?", (1, now - days * DAY, fid)))
-        if unread_days and unread_days > 0:
-            where = f"{_OLD} AND feed_id NOT IN (SELECT id FROM feeds WHERE keep_days = 0)"
-            passes.append((0, where, (0, now - unread_days * DAY)))
+        settings_pass(0, unread_days, sorted(f for f, d in own.items() if d <= 0))
         return passes
 
     def used_bytes(self) -> int:
