@@ -48,6 +48,11 @@ _MONDAY_EPOCH = 4 * 86400
 # -- formatting -----------------------------------------------------------
 
 
+def count_of(n: int, noun: str) -> str:
+    """'1 article', '1,234 articles' (the noun's plural is noun + s)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def humanize_duration(seconds: float | None) -> str:
     """``"45 s"``, ``"12 min"``, ``"2 h 10 min"``, ``"3 d 4 h"``."""
     if seconds is None or not math.isfinite(seconds):

@@ -36,7 +36,9 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.errors import SmartReaderError
+from smartreader.gui.charts import count_of
 from smartreader.gui.safetext import ask, plain_label
+from smartreader.gui.settings import KEEP_CHOICES
 
 log = logging.getLogger(__name__)
 
@@ -146,13 +148,11 @@ def _fmt_time(t: float | None) -> str:
     return dt.datetime.fromtimestamp(t).strftime("%a %d %b %Y %H:%M")
 
 
-# A feed's own limit for its read articles (days; 0 keeps them all, unread too).
+# A feed's own limit for its read articles (days; 0 keeps them all, unread too):
+# Settings' choices, and a week for a noisy feed.
 FEED_KEEP_CHOICES = (
     (7, "1 week"),
-    (30, "1 month"),
-    (90, "3 months"),
-    (180, "6 months"),
-    (365, "1 year"),
+    *((d, label) for d, label in KEEP_CHOICES if d > 0),
     (0, "Always, unread ones too"),
 )
 
@@ -332,7 +332,7 @@ class FeedPropertiesDialog(QDialog):
                 unread_days=unread_days,
             )
             question = (
-                f"With this limit, {n:,} article{'s' if n != 1 else ''} of this feed "
+                f"With this limit, {count_of(n, 'article')} of this feed "
                 f"will be deleted now. Starred articles are kept.\n\nContinue?"
             )
             if n > 0 and not self._confirm(self, "Keep read articles", question):

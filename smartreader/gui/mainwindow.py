@@ -80,7 +80,7 @@ from PySide6.QtWidgets import (
 from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, MissedBanner
 from smartreader.gui.article_view import ArticleView
-from smartreader.gui.charts import humanize_in
+from smartreader.gui.charts import count_of, humanize_in
 from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog, HelpOverlay
 from smartreader.gui.icons import ui_icon
 from smartreader.gui.models import (
@@ -140,8 +140,7 @@ class MarkReadCommand(QUndoCommand):
     marked become unread again (ones read before it stay read)."""
 
     def __init__(self, win: MainWindow, ids: list[int]) -> None:
-        n = len(ids)
-        super().__init__(f"Mark {n:,} article{'s' if n != 1 else ''} as read")
+        super().__init__(f"Mark {count_of(len(ids), 'article')} as read")
         self.win, self.ids = win, ids
         self._done = True  # pushed after the marking itself (it chose the ids)
 
@@ -884,9 +883,8 @@ class MainWindow(QMainWindow):
         self.undo_stack.push(MarkReadCommand(self, ids))
         self._read_state_changed()
         undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        n = len(ids)
         self.statusBar().showMessage(
-            f"Marked {n:,} article{'s' if n != 1 else ''} as read — {undo} undoes it", 10_000
+            f"Marked {count_of(len(ids), 'article')} as read — {undo} undoes it", 10_000
         )
 
     def _read_state_changed(self) -> None:
@@ -1130,7 +1128,7 @@ class MainWindow(QMainWindow):
         self._apply_query()
         self._update_unread_total()
         self.statusBar().showMessage(
-            f"Deleted {n:,} old article{'s' if n != 1 else ''}, as set in Settings", 10_000
+            f"Deleted {count_of(n, 'old article')}, as set in Settings", 10_000
         )
 
     def _theme_changed(self, theme: str) -> None:

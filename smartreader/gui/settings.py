@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
-from smartreader.gui.charts import DelayBudgetChart, humanize_duration
+from smartreader.gui.charts import DelayBudgetChart, count_of, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.updater import (
     BUDGET_RANGE,
@@ -51,10 +51,10 @@ from smartreader.updater import (
     DEFAULT_KEEP_READ_DAYS,
     DEFAULT_KEEP_UNREAD_DAYS,
     DEFAULT_MIN_INTERVAL,
-    KEEP_DAYS_RANGE,
     KEEP_READ_DAYS,
     KEEP_UNREAD_DAYS,
     MIN_INTERVAL_RANGE,
+    keep_days_of,
 )
 
 log = logging.getLogger(__name__)
@@ -191,10 +191,7 @@ class SettingsDialog(QDialog):
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
         self._initial_theme = str(self._prefs.get("theme", "system"))
         self._initial_content = bool(store.get_setting(CONTENT_AWARE, False))
-        self._initial_keep = (
-            store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
-            store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
-        )
+        self._initial_keep = keep_days_of(store)
         self._curve_center: float | None = None
 
         root = QVBoxLayout(self)
@@ -400,8 +397,8 @@ class SettingsDialog(QDialog):
             log.exception("reading the database's size failed")
             return "Starred articles are always kept.", 0
         text = (
-            f"Starred articles are always kept. Your database holds {n:,} "
-            f"article{'s' if n != 1 else ''} in {size / 1e6:,.1f} MB."
+            f"Starred articles are always kept. Your database holds "
+            f"{count_of(n, 'article')} in {size / 1e6:,.1f} MB."
         )
         free = on_disk - size
         if free >= COMPACT_MIN_FREE:
@@ -525,7 +522,7 @@ class SettingsDialog(QDialog):
             n = -1
         if n == 0:
             return True
-        what = "some articles" if n < 0 else f"{n:,} article{'s' if n != 1 else ''}"
+        what = "some articles" if n < 0 else count_of(n, "article")
         return self._confirm(
             self,
             "Delete old articles?",
