@@ -53,6 +53,12 @@ def count_of(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def elide(text: str, limit: int) -> str:
+    """At most ``limit`` characters, with an ellipsis where it was cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def humanize_duration(seconds: float | None) -> str:
     """``"45 s"``, ``"12 min"``, ``"2 h 10 min"``, ``"3 d 4 h"``."""
     if seconds is None or not math.isfinite(seconds):

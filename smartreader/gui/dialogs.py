@@ -431,7 +431,7 @@ class HelpOverlay(QWidget):
                     )
                     k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     grid.addWidget(k, row, 0)
-                    grid.addWidget(QLabel(html.escape(what)), row, 1)
+                    grid.addWidget(plain_label(what), row, 1)
                     row += 1
             grid.setRowStretch(row, 1)  # short column: rows stay at the top
             columns.addLayout(grid)

@@ -48,6 +48,7 @@ from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QFont,
+    QGuiApplication,
     QIcon,
     QKeySequence,
     QPainter,
@@ -80,7 +81,7 @@ from PySide6.QtWidgets import (
 from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, MissedBanner
 from smartreader.gui.article_view import ArticleView
-from smartreader.gui.charts import count_of, humanize_in
+from smartreader.gui.charts import count_of, elide, humanize_in
 from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog, HelpOverlay
 from smartreader.gui.icons import ui_icon
 from smartreader.gui.models import (
@@ -110,6 +111,7 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
             ("v", "open in the browser"),
             ("s", "star / unstar"),
             ("m", "mark read / unread"),
+            ("Ctrl+Shift+C", "copy the article's link"),
             ("Space", "scroll, then next article"),
         ],
     ),
@@ -118,7 +120,7 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("Shift+N Shift+P", "next / previous feed"),
             ("Shift+A", "mark all as read"),
-            ("Ctrl+Z", "undo mark all as read"),
+            ("Ctrl+Z", "undo marking read or starring"),
             ("r", "refresh"),
             ("Ctrl+N", "add a feed"),
         ],
@@ -135,26 +137,37 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
-class MarkReadCommand(QUndoCommand):
-    """A "mark all as read" that Edit ▸ Undo turns back: exactly the articles it
-    marked become unread again (ones read before it stay read)."""
+class FlagCommand(QUndoCommand):
+    """A change of read or starred state that Edit ▸ Undo turns back. It holds only
+    the articles it changed, so undoing "mark all as read" leaves the ones read
+    before it read."""
 
-    def __init__(self, win: MainWindow, ids: list[int]) -> None:
-        super().__init__(f"Mark {count_of(len(ids), 'article')} as read")
-        self.win, self.ids = win, ids
-        self._done = True  # pushed after the marking itself (it chose the ids)
+    def __init__(
+        self, win: MainWindow, text: str, ids: list[int], column: str, value: bool,
+        *, whole_list: bool = False,
+    ) -> None:  # fmt: skip
+        super().__init__(text)
+        self.win, self.ids, self.column, self.value = win, ids, column, value
+        self.whole_list = whole_list  # re-query the list (mark all) or repaint rows
+        self._done = True  # pushed after the change itself (it chose the ids)
 
     def redo(self) -> None:
         if self._done:
             self._done = False
             return
-        self.win.store.set_read(self.ids, True)
-        self.win._read_state_changed()
+        self._apply(self.value)
 
     def undo(self) -> None:
         # Articles deleted since (unsubscribed, purged) are simply not found.
-        self.win.store.set_read(self.ids, False)
-        self.win._read_state_changed()
+        self._apply(not self.value)
+
+    def _apply(self, value: bool) -> None:
+        store = self.win.store
+        (store.set_read if self.column == "read" else store.set_starred)(self.ids, value)
+        if self.whole_list:
+            self.win._read_state_changed()
+        else:
+            self.win._flags_changed(self.ids)
 
 
 class ListColumns(QObject):
@@ -475,6 +488,9 @@ class MainWindow(QMainWindow):
         self.act_browser = a("Open in &browser", self.open_in_browser, "V")
         self.act_star = a("&Star", self.toggle_star, "S")
         self.act_read = a("Toggle &read", self.toggle_read, "M")
+        self.act_copy_link = a("&Copy link", self.copy_link, "Ctrl+Shift+C")
+        self.act_mark_above = a("Mark a&bove as read", self.mark_above_read)
+        self.act_mark_below = a("Mark be&low as read", self.mark_below_read)
         self.act_space = a("Page down", self.space, "Space")
         self.act_next_feed = a("Next &feed", lambda: self.move_feed(1), "Shift+N")
         self.act_prev_feed = a("Previous f&eed", lambda: self.move_feed(-1), "Shift+P")
@@ -517,7 +533,8 @@ class MainWindow(QMainWindow):
             m.addAction(act)
         m = mb.addMenu("&Article")
         for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev, None,
-                    self.act_open, self.act_browser, self.act_star, self.act_read):  # fmt: skip
+                    self.act_open, self.act_browser, self.act_copy_link, None, self.act_star,
+                    self.act_read, self.act_mark_above, self.act_mark_below):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
         m = mb.addMenu("F&eed")
         for act in (self.act_refresh, self.act_refresh_all, self.act_mark_all, None,
@@ -850,22 +867,25 @@ class MainWindow(QMainWindow):
             self._flags_changed([eid])
 
     def toggle_star(self) -> None:
-        eid = self.selected_entry_id()
-        if eid is None:
-            return
-        row = self.store.entry_rows([eid]).get(eid)
-        if row is not None:
-            self.store.set_starred([eid], not row.starred)
-            self._flags_changed([eid])
+        self._toggle("starred", "Star", "Unstar")
 
     def toggle_read(self) -> None:
+        self._toggle("read", "Mark as read", "Mark as unread")
+
+    def _toggle(self, column: str, on_text: str, off_text: str) -> None:
         eid = self.selected_entry_id()
         if eid is None:
             return
         row = self.store.entry_rows([eid]).get(eid)
-        if row is not None:
-            self.store.set_read([eid], not row.read)
-            self._flags_changed([eid])
+        if row is None:
+            return
+        value = not getattr(row, column)
+        (self.store.set_read if column == "read" else self.store.set_starred)([eid], value)
+        self._flags_changed([eid])
+        # On the undo stack too, so Ctrl+Z after "m" undoes the "m", not an older step.
+        title = elide(row.title, 40).replace("&", "&&")  # not a menu mnemonic
+        text = f"{on_text if value else off_text} “{title}”"
+        self.undo_stack.push(FlagCommand(self, text, [eid], column, value))
 
     def mark_all_read(self) -> None:
         """Mark what the list shows as read: a search's or the starred view's
@@ -877,15 +897,47 @@ class MainWindow(QMainWindow):
             feeds = self.tree_model.feed_ids_for(self.tree.currentIndex())
             # Only what was already there: items arriving meanwhile stay unread.
             ids = self.store.mark_all_read(feeds, before=time.time())
+        self._marked_read(ids, whole_list=True)
+
+    def mark_above_read(self) -> None:
+        self._mark_side_read(above=True)
+
+    def mark_below_read(self) -> None:
+        self._mark_side_read(above=False)
+
+    def _mark_side_read(self, *, above: bool) -> None:
+        """Mark the articles listed above (or below) the selected one as read, in
+        the list's order as shown: with the newest first, "below" is older."""
+        row = self.selected_row()
+        if row < 0:
+            self.statusBar().showMessage("Select an article first", 4000)
+            return
+        ids = self.list_model.ids()
+        side = ids[:row] if above else ids[row + 1 :]
+        self._marked_read(self.store.mark_read(side), whole_list=False)
+
+    def _marked_read(self, ids: list[int], *, whole_list: bool) -> None:
         if not ids:
             self.statusBar().showMessage("Nothing here is unread", 4000)
             return
-        self.undo_stack.push(MarkReadCommand(self, ids))
-        self._read_state_changed()
+        n = count_of(len(ids), "article")
+        self.undo_stack.push(FlagCommand(self, f"Mark {n} as read", ids, "read", True,
+                                         whole_list=whole_list))  # fmt: skip
+        if whole_list:
+            self._read_state_changed()
+        else:
+            self._flags_changed(ids)
         undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        self.statusBar().showMessage(
-            f"Marked {count_of(len(ids), 'article')} as read — {undo} undoes it", 10_000
-        )
+        self.statusBar().showMessage(f"Marked {n} as read — {undo} undoes it", 10_000)
+
+    def copy_link(self) -> None:
+        eid = self.selected_entry_id() or self._current_entry
+        link = self.store.entry(eid).link if eid is not None else None
+        if not link:
+            self.statusBar().showMessage("This article has no link", 4000)
+            return
+        QGuiApplication.clipboard().setText(link)
+        self.statusBar().showMessage(f"Copied {elide(link, 80)}", 4000)
 
     def _read_state_changed(self) -> None:
         self.list_model.invalidate()
@@ -1283,7 +1335,11 @@ class MainWindow(QMainWindow):
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 
     def _list_menu(self, pos: Any) -> None:
+        idx = self.list.indexAt(pos)
+        if idx.isValid():
+            self._select_row(idx.row(), open_=False)  # the menu acts on the row clicked
         menu = QMenu(self)
-        for act in (self.act_browser, self.act_star, self.act_read):
-            menu.addAction(act)
+        for act in (self.act_browser, self.act_copy_link, None, self.act_star, self.act_read,
+                    None, self.act_mark_above, self.act_mark_below):  # fmt: skip
+            menu.addSeparator() if act is None else menu.addAction(act)
         menu.exec(self.list.viewport().mapToGlobal(pos))

@@ -168,6 +168,7 @@ def test_the_shortcut_sheet_lists_the_text_size_keys_in_evenly_spaced_rows(qtbot
     qtbot.waitExposed(sheet)
     texts = [w.text() for w in sheet.card.findChildren(QLabel)]
     assert "larger / smaller text" in texts
+    assert "copy the article's link" in texts  # shown as written, not as &#x27;
     for grid in sheet.columns:
         tops = [
             grid.itemAtPosition(r, 1).widget().y()

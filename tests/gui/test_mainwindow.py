@@ -237,6 +237,84 @@ def test_mark_all_read_with_nothing_unread_leaves_no_undo_step(env, qtbot, two_f
     assert unread_of(win, f"feed:{a}") == 3
 
 
+def test_m_and_s_are_undone_before_an_older_mark_all(env, qtbot, two_feeds):
+    """Ctrl+Z after "m" or "s" undoes that key, not the last mark-all-as-read."""
+    a, b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(b)
+    win.act_mark_all.trigger()
+    assert unread_of(win, f"feed:{b}") == 0
+    win.select_feed(a)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_J)  # opening marks read; not an undo step
+    first = win.selected_entry_id()
+    assert env.store.entry(first).read and win.undo_stack.count() == 1
+    qtbot.keyClick(win.list, Qt.Key.Key_M)
+    assert not env.store.entry(first).read
+    assert win.act_undo.text() == "&Undo Mark as unread “Alpha 1 about cats”"
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(win.list, Qt.Key.Key_Z, ctrl)
+    assert env.store.entry(first).read and unread_of(win, f"feed:{a}") == 2
+    assert unread_of(win, f"feed:{b}") == 0  # the mark-all stands
+    qtbot.keyClick(win.list, Qt.Key.Key_S)
+    assert env.store.entry(first).starred and unread_of(win, "smart:starred") == 1
+    qtbot.keyClick(win.list, Qt.Key.Key_Z, ctrl)
+    assert not env.store.entry(first).starred and unread_of(win, "smart:starred") == 0
+    qtbot.keyClick(win.list, Qt.Key.Key_Z, ctrl)  # now the mark-all
+    assert unread_of(win, f"feed:{b}") == 2 and env.store.entry(first).read
+
+
+def test_mark_above_and_below_as_read_follow_the_list_and_undo(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    win.act_mark_below.trigger()
+    assert "Select an article" in win.statusBar().currentMessage()
+    qtbot.keyClick(win.list, Qt.Key.Key_N)
+    qtbot.keyClick(win.list, Qt.Key.Key_N)  # the middle row, not opened
+    ids = win.list_model.ids()
+    assert win.selected_entry_id() == ids[1] and _unread_ids(env.store) >= set(ids)
+    win.act_mark_below.trigger()
+    assert [env.store.entry(i).read for i in ids] == [False, False, True]
+    assert "Marked 1 article as read" in win.statusBar().currentMessage()
+    assert unread_of(win, f"feed:{a}") == 2 and win.list_model.ids() == ids
+    win.act_mark_below.trigger()
+    assert "Nothing here is unread" in win.statusBar().currentMessage()
+    win.act_mark_above.trigger()
+    assert [env.store.entry(i).read for i in ids] == [True, False, True]
+    win.act_undo.trigger()
+    assert [env.store.entry(i).read for i in ids] == [False, False, True]
+    win.act_undo.trigger()
+    assert [env.store.entry(i).read for i in ids] == [False, False, False]
+    assert unread_of(win, f"feed:{a}") == 3
+    # The list's order as shown: sorted the other way, "above" is the other side.
+    win.list.sortByColumn(COL_TITLE, Qt.SortOrder.DescendingOrder)
+    row = win.list_model.row_of(ids[0])
+    win._select_row(row, open_=False)
+    win.act_mark_above.trigger()
+    assert {i for i in ids if env.store.entry(i).read} == set(win.list_model.ids()[:row])
+    article = next(m for m in win.menuBar().findChildren(QMenu) if m.title() == "&Article")
+    assert {win.act_mark_above, win.act_mark_below, win.act_copy_link} <= set(article.actions())
+
+
+def test_copy_link_puts_the_article_link_on_the_clipboard(env, qtbot, two_feeds):
+    from PySide6.QtGui import QGuiApplication
+
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_N)
+    link = env.store.entry(win.selected_entry_id()).link
+    assert link and link.startswith("http")
+    QGuiApplication.clipboard().clear()
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(win.list, Qt.Key.Key_C, ctrl_shift)
+    assert QGuiApplication.clipboard().text() == link
+    assert "Copied" in win.statusBar().currentMessage()
+
+
 def test_titles_keep_half_the_list_in_a_1024_window(env, qtbot, two_feeds):
     win = env.window(start_scheduler=False)
     win.resize(1024, 700)
