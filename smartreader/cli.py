@@ -199,46 +199,22 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from smartreader.errors import CredentialsError
-    from smartreader.net import credentials
-    from smartreader.net.opml import parse_opml
+    from smartreader.subscriptions import import_opml
     from smartreader.updater import Updater
 
     try:
         data = args.file.read_bytes()
     except OSError as e:
         raise UsageError(f"cannot read {args.file}: {e.strerror}") from e
-    result = parse_opml(data)
     with _open_store(args) as store:
-        added: list[int] = []
-        skipped = 0
-        problems = list(result.problems)
-        for sub in result.subscriptions:
-            url, user, password = credentials.split_userinfo(sub.url)
-            if store.feed_id_by_url(url) is not None:
-                skipped += 1
-                continue
-            if user:
-                # Never store the password from the file in the database.
-                try:
-                    credentials.store_password(url, user, password or "")
-                except CredentialsError as e:
-                    problems.append(f"{credentials.redact(sub.url)}: {e}")
-                    continue
-            added.append(
-                store.add_feed(url, folder=sub.folder, title=sub.title or "", auth_username=user)
-            )
-        for problem in problems:
+        report = import_opml(store, data)
+        for problem in report.problems:
             print(f"skipped: {problem}", file=sys.stderr)
-        print(
-            f"imported {len(added)} feeds"
-            + (f", {skipped} already subscribed" if skipped else "")
-            + (f", {len(problems)} problems" if problems else "")
-        )
-        if added and not args.no_fetch:
+        print(report.summary())
+        if report.added and not args.no_fetch:
             up = Updater(store)
             try:
-                results = up.update(added, manual=True, progress=_Progress())
+                results = up.update(report.added, manual=True, progress=_Progress())
             finally:
                 up.close()
             failed = [r for r in results if r.status in ("error", "gone")]
@@ -247,20 +223,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from smartreader.net.opml import OpmlSubscription, write_opml
+    from smartreader.subscriptions import export_opml
 
     with _open_store(args) as store:
-        subs = [
-            OpmlSubscription(
-                url=f.url, title=f.display_title, folder=f.folder, site_url=f.site_link
-            )
-            for f in store.feeds()
-        ]
-    data = write_opml(subs, title="smartreader subscriptions")
+        data, n = export_opml(store)
     tmp = args.file.with_name(args.file.name + ".partial")
     tmp.write_bytes(data)
     tmp.replace(args.file)
-    print(f"exported {len(subs)} feeds to {args.file}")
+    print(f"exported {n} feeds to {args.file}")
     return 0
 
 
@@ -325,6 +295,12 @@ def cmd_feeds(args: argparse.Namespace) -> int:
                             "status": f.status,
                             "error": f.last_error,
                             "last_fetched": f.last_fetched,
+                            "priority": f.weight,
+                            "min_interval_minutes": (
+                                None if f.min_interval is None else f.min_interval / 60
+                            ),
+                            "keep_days": f.keep_days,
+                            "load_images": f.load_images,
                         }
                         for f in feeds
                     ],

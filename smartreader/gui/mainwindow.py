@@ -64,6 +64,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QProgressBar,
     QSizePolicy,
     QSplitter,
@@ -78,6 +79,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from smartreader.errors import SmartReaderError
 from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, MissedBanner
 from smartreader.gui.article_view import ArticleView
@@ -94,7 +96,7 @@ from smartreader.gui.models import (
     UnreadRole,
 )
 from smartreader.gui.prefs import Prefs
-from smartreader.gui.safetext import ask, plain_label, warn
+from smartreader.gui.safetext import ask, message_box, plain_label, warn
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
@@ -283,6 +285,7 @@ class MainWindow(QMainWindow):
     """The reader. Owns the scheduler thread; ``close()`` shuts it down."""
 
     demoRequested = Signal()
+    import_problems: QMessageBox | None = None  # the last import's list of what it left out
 
     def __init__(
         self,
@@ -1081,34 +1084,34 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return 0
-        from smartreader.net.opml import parse_opml
+        from smartreader.subscriptions import import_opml
 
         try:
-            result = parse_opml(Path(path).read_bytes())
-        except Exception as e:
-            warn(self, "Import OPML", f"Could not read {path}: {e}")
+            report = import_opml(self.store, Path(path).read_bytes())
+        except (OSError, SmartReaderError) as e:
+            warn(self, "Import OPML", f"Could not import {path}: {e}")
             return 0
-        added: list[int] = []
-        for sub in result.subscriptions:
-            if self.store.feed_id_by_url(sub.url) is not None:
-                continue
-            try:
-                fid = self.store.add_feed(sub.url, folder=sub.folder, title=sub.title or "")
-            except Exception as e:
-                log.warning("skipping %s: %s", sub.url, e)
-                continue
-            added.append(fid)
+        for fid in report.added:
             self.sched.feed_changed(fid)
         self.list_model.reload_feed_titles()
         self.tree_model.reload()
         self._update_unread_total()
-        if added:
-            self.sched.refresh_feeds(added)
+        if report.added:
+            self.sched.refresh_feeds(report.added)
             if self.current_key() == "smart:unread":
                 self._apply_query()
-        problems = f", {len(result.problems)} skipped" if result.problems else ""
-        self.statusBar().showMessage(f"Imported {len(added)} feeds{problems}", 8000)
-        return len(added)
+        summary = report.summary()
+        self.statusBar().showMessage(summary[0].upper() + summary[1:], 8000)
+        if report.problems:
+            # Not modal: the import is done; this only says what was left out.
+            box = message_box(QMessageBox.Icon.Information, "Import OPML",
+                              f"{summary[0].upper() + summary[1:]}: the details say "
+                              "what was left out.", self)  # fmt: skip
+            box.setDetailedText("\n".join(report.problems))
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.open()
+            self.import_problems = box
+        return len(report.added)
 
     def export_opml(self, path: str | None = None) -> Path | None:
         if path is None:
@@ -1117,19 +1120,19 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return None
-        from smartreader.net.opml import OpmlSubscription, write_opml
+        from smartreader.subscriptions import export_opml
 
-        subs = [
-            OpmlSubscription(
-                url=f.url, title=f.display_title, folder=f.folder, site_url=f.site_link
-            )
-            for f in self.store.feeds()
-        ]
+        data, n = export_opml(self.store)
         dest = Path(path)
         tmp = dest.with_name(dest.name + ".partial")
-        tmp.write_bytes(write_opml(subs, title="smartreader subscriptions"))
-        tmp.replace(dest)
-        self.statusBar().showMessage(f"Exported {len(subs)} feeds to {dest}", 8000)
+        try:
+            tmp.write_bytes(data)
+            tmp.replace(dest)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            warn(self, "Export OPML", f"Could not write {dest}: {e.strerror or e}")
+            return None
+        self.statusBar().showMessage(f"Exported {count_of(n, 'feed')} to {dest}", 8000)
         return dest
 
     # -- welcome -------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 bad outlines reported, never fatal for the good ones) and export.
 
 Our folders are flat names; nested OPML folders become ``"Parent / Child"`` and
-are written back as nested outlines, so a round trip keeps the tree.
+are written back as nested outlines, so a round trip keeps the tree. A feed's own
+settings travel as attributes in our namespace (``NS``): other readers ignore them;
+what they mean is ``smartreader.subscriptions``' business, not the parser's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from smartreader.net.credentials import redact
 from smartreader.net.sanitize import plain_text, safe_url
 
 FOLDER_SEP = " / "
+NS = "https://github.com/smartreader/smartreader/opml"
 MAX_OUTLINES = 50_000
 MAX_DEPTH = 32
 # An internal DTD is how entity bombs arrive; OPML never needs one.
@@ -30,6 +33,8 @@ class OpmlSubscription:
     title: str = ""
     folder: str | None = None
     site_url: str | None = None
+    # (name, value) of the outline's attributes in our namespace, as written
+    settings: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -84,12 +89,16 @@ def parse_opml(data: bytes) -> OpmlResult:
                 else:
                     seen.add(url)
                     site = safe_url(a.get("htmlUrl") or a.get("htmlurl"))
+                    ours = tuple(
+                        (k[len(_OURS) :], v[:1000]) for k, v in a.items() if k.startswith(_OURS)
+                    )
                     result.subscriptions.append(
                         OpmlSubscription(
                             url=url,
                             title=label,
                             folder=FOLDER_SEP.join(folders) or None,
                             site_url=site,
+                            settings=ours,
                         )
                     )
                 continue
@@ -104,6 +113,9 @@ def parse_opml(data: bytes) -> OpmlResult:
 
     walk(body, [], 0)
     return result
+
+
+_OURS = "{" + NS + "}"
 
 
 def _local(tag: str) -> str:
@@ -130,7 +142,9 @@ def write_opml(subs: list[OpmlSubscription], title: str = "smartreader subscript
 
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        '<opml version="2.0">',
+        f'<opml version="2.0" xmlns:smartreader="{NS}">'
+        if any(s.settings for s in subs)
+        else '<opml version="2.0">',
         "  <head>",
         f"    <title>{_esc(title)}</title>",
         f"    <dateCreated>{formatdate(usegmt=True)}</dateCreated>",
@@ -148,6 +162,8 @@ def write_opml(subs: list[OpmlSubscription], title: str = "smartreader subscript
             attrs += f"xmlUrl={quoteattr(s.url)}"
             if s.site_url:
                 attrs += f" htmlUrl={quoteattr(s.site_url)}"
+            for name, value in s.settings:
+                attrs += f" smartreader:{name}={quoteattr(value)}"
             lines.append(f"{pad}<outline {attrs}/>")
         for key in sorted(k for k in node if k):
             child = node[key]

@@ -7,10 +7,12 @@ import re
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from smartreader.cli import main
+from smartreader.storage.store import Store
 from tests.httpserver import Reply
 
 
@@ -172,11 +174,21 @@ def test_opml_roundtrip_and_backup(feed_server, data, capsys, tmp_path):
     feeds = json.loads(out)
     assert sorted(f["title"] for f in feeds) == ["Alpha", "Beta"]
     assert all(f["unread"] == 2 for f in feeds)
+    assert {(f["priority"], f["min_interval_minutes"], f["keep_days"]) for f in feeds} == {
+        (1.0, None, None)
+    }
+
+    with Store(Path(data) / "smartreader.sqlite3") as store:
+        store.update_feed(feeds[0]["id"], weight=2.5, keep_days=0)
+    code, out, _ = run(capsys, "feeds", "--json", "--data-dir", data)
+    changed = next(f for f in json.loads(out) if f["id"] == feeds[0]["id"])
+    assert (changed["priority"], changed["keep_days"]) == (2.5, 0)
 
     out_opml = tmp_path / "out.opml"
     assert run(capsys, "export", str(out_opml), "--data-dir", data)[0] == 0
     text = out_opml.read_text(encoding="utf-8")
     assert feed_server.url("/a.xml") in text and feed_server.url("/b.xml") in text
+    assert 'smartreader:priority="2.5" smartreader:keepDays="0"' in text
 
     backup = tmp_path / "bk" / "copy.sqlite3"
     assert run(capsys, "backup", str(backup), "--data-dir", data)[0] == 0
@@ -229,7 +241,7 @@ def test_opml_with_credentials_and_no_keyring_stores_nothing(feed_server, data, 
     )
     code, out, err = run(capsys, "import", str(opml), "--data-dir", data)
     assert code == 0
-    assert "imported 1 feeds" in out
+    assert "imported 1 feed," in out
     assert "keyring" in err and "s3cr3t-pw" not in err  # clear, and redacted
     raw = b"".join(p.read_bytes() for p in (tmp_path / "data").iterdir() if p.is_file())
     assert b"s3cr3t-pw" not in raw

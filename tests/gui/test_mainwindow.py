@@ -434,6 +434,37 @@ def test_opml_export_then_import(env, qtbot, two_feeds, tmp_path, feed_server):
     assert len(env.store.feeds()) == 3
 
 
+def test_opml_import_keeps_passwords_out_of_the_database_and_lists_problems(
+    env, qtbot, feed_server, tmp_path
+):
+    """The GUI's import stored a feed URL's user:password in the database as is."""
+    from smartreader.net import credentials
+    from tests.keyrings import MemoryKeyring, installed
+
+    url = serve(feed_server, "/p.xml", rss(1, prefix="Private"))
+    secret = url.replace("://", "://ann:s3cr3t-pw@")
+    opml = tmp_path / "in" / "in.opml"  # not beside the database, which is checked
+    opml.parent.mkdir()
+    opml.write_text(
+        f"""<opml version="2.0"><body><outline text="P" xmlUrl="{secret}"/>
+        <outline text="bad" xmlUrl="javascript:alert(1)"/></body></opml>""",
+        encoding="utf-8",
+    )
+    win = env.window(start_scheduler=False)
+    with installed(MemoryKeyring()):
+        assert win.import_opml(str(opml)) == 1
+        feed = env.store.feeds()[0]
+        assert (feed.url, feed.auth_username) == (url, "ann")
+        assert credentials.get_password(url, "ann") == "s3cr3t-pw"
+    folder = env.store.path.parent
+    assert not any(b"s3cr3t-pw" in p.read_bytes() for p in folder.iterdir() if p.is_file())
+    box = win.import_problems  # shown with open(): the window is not blocked
+    assert box is not None and box.isVisible()
+    assert "javascript" in box.detailedText()
+    assert box.text().startswith("Imported 1 feed, 1 problem: the details")
+    assert win.statusBar().currentMessage() == "Imported 1 feed, 1 problem"
+
+
 def test_refresh_fetches_new_items_while_running(env, qtbot, feed_server):
     url = serve(feed_server, "/live.xml", rss(2, prefix="Live"))
     fid = env.updater.subscribe(url)

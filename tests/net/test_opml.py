@@ -73,3 +73,24 @@ def test_real_world_opml_files() -> None:
         r = parse_opml((CORPUS / "rsparser/files" / name).read_bytes())
         assert r.subscriptions, name
         assert all(s.url.startswith(("http://", "https://")) for s in r.subscriptions)
+
+
+def test_our_settings_travel_in_our_namespace_and_others_see_plain_outlines() -> None:
+    from smartreader.net.opml import NS
+
+    subs = [
+        OpmlSubscription("https://a.example/f", "A", settings=(("priority", "3"), ("x", "<&>"))),
+        OpmlSubscription("https://b.example/f", "B"),
+    ]
+    data = write_opml(subs)
+    assert f'xmlns:smartreader="{NS}"'.encode() in data
+    assert parse_opml(data).subscriptions == subs
+    # Without settings the file carries no namespace at all.
+    assert b"xmlns" not in write_opml(subs[1:])
+    # Another reader's namespace (or an unprefixed attribute of the same name) is not ours.
+    r = parse_opml(
+        b'<opml version="2.0" xmlns:o="https://other.example/"><body>'
+        b'<outline text="A" xmlUrl="https://a.example/f" o:priority="9" priority="8"/>'
+        b"</body></opml>"
+    )
+    assert r.subscriptions[0].settings == ()

@@ -1,0 +1,150 @@
+"""Subscriptions in and out of OPML, one way for the CLI and the GUI. No Qt.
+
+An export carries each feed's own settings (its priority, minimum interval, how
+long its articles are kept, whether it loads images, a name the user gave it) in
+smartreader's OPML namespace, so moving to a new machine keeps them; other
+readers ignore those attributes. An import applies them when they are valid and
+names each one it could not use. Credentials in a feed URL go to the keyring,
+never into the database.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from smartreader.errors import CredentialsError
+from smartreader.net import credentials
+from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
+from smartreader.storage.store import Feed, Store
+
+TITLE = "smartreader subscriptions"
+
+
+@dataclass
+class ImportReport:
+    added: list[int] = field(default_factory=list)
+    already: int = 0  # subscribed before: left as they are
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``"imported 3 feeds, 1 already subscribed, 2 problems"``."""
+        text = f"imported {len(self.added)} feed{'' if len(self.added) == 1 else 's'}"
+        if self.already:
+            text += f", {self.already} already subscribed"
+        if self.problems:
+            n = len(self.problems)
+            text += f", {n} problem{'' if n == 1 else 's'}"
+        return text
+
+
+def _number(low: float, high: float, scale: float = 1.0) -> Callable[[str], float]:
+    def parse(value: str) -> float:
+        x = float(value)
+        if not math.isfinite(x) or not low <= x <= high:
+            raise ValueError(f"not between {low:g} and {high:g}")
+        return x * scale
+
+    return parse
+
+
+def _flag(value: str) -> bool:
+    v = value.strip().lower()
+    if v not in ("true", "false"):
+        raise ValueError("not true or false")
+    return v == "true"
+
+
+def _text(value: str) -> str:
+    v = " ".join(value.split())
+    if not v:
+        raise ValueError("empty")
+    return v
+
+
+# OPML attribute -> (store column, parser of the attribute, writer from the column).
+# A feed's value equal to the default is not written.
+_SETTINGS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str | None]]] = {
+    "priority": ("weight", _number(0.01, 100), lambda w: None if w == 1 else f"{w:g}"),
+    "minIntervalMinutes": (
+        "min_interval",
+        _number(1, 7 * 24 * 60, 60.0),
+        lambda s: None if s is None else f"{s / 60:g}",
+    ),
+    "keepDays": ("keep_days", _number(0, 36500), lambda d: None if d is None else f"{d:g}"),
+    "loadImages": ("load_images", _flag, lambda b: "true" if b else None),
+    "title": ("user_title", _text, lambda t: t or None),
+}
+
+
+def feed_settings(feed: Feed) -> tuple[tuple[str, str], ...]:
+    """The feed's own settings as OPML attributes (ours), defaults left out."""
+    out = []
+    for name, (column, _parse, write) in _SETTINGS.items():
+        value = write(getattr(feed, column))
+        if value is not None:
+            out.append((name, value))
+    return tuple(out)
+
+
+def parse_settings(sub: OpmlSubscription) -> tuple[dict[str, Any], list[str]]:
+    """Store changes from an outline's attributes, and what could not be used."""
+    changes: dict[str, Any] = {}
+    problems: list[str] = []
+    label = sub.title or credentials.redact(sub.url)
+    for name, value in sub.settings:
+        spec = _SETTINGS.get(name)
+        if spec is None:
+            continue  # a later version's setting: ignored, not an error
+        column, parse, _write = spec
+        try:
+            changes[column] = parse(value)
+        except ValueError as e:
+            problems.append(f"{label}: setting {name}={value[:40]!r} ignored ({e})")
+    return changes, problems
+
+
+def export_opml(store: Store) -> tuple[bytes, int]:
+    """The OPML of every subscription, and how many feeds it holds."""
+    subs = [
+        OpmlSubscription(
+            url=f.url,
+            title=f.display_title,
+            folder=f.folder,
+            site_url=f.site_link,
+            settings=feed_settings(f),
+        )
+        for f in store.feeds()  # the light list lacks keep_days
+    ]
+    return write_opml(subs, title=TITLE), len(subs)
+
+
+def import_opml(store: Store, data: bytes, *, now: float | None = None) -> ImportReport:
+    """Subscribe to every feed of an OPML file not already subscribed, with its
+    folder and settings. Raises ParseError only when nothing can be read; a bad
+    outline or setting is a problem in the report, never fatal for the rest."""
+    result = parse_opml(data)
+    report = ImportReport(problems=list(result.problems))
+    for sub in result.subscriptions:
+        url, user, password = credentials.split_userinfo(sub.url)
+        if store.feed_id_by_url(url) is not None:
+            report.already += 1
+            continue
+        changes, problems = parse_settings(sub)
+        report.problems.extend(problems)
+        if user:
+            # Never store the password from the file in the database.
+            try:
+                credentials.store_password(url, user, password or "")
+            except CredentialsError as e:
+                report.problems.append(f"{credentials.redact(sub.url)}: {e}")
+                continue
+        fid = store.add_feed(
+            url, folder=sub.folder, title=sub.title or "", auth_username=user, now=now
+        )
+        if changes:
+            store.update_feed(fid, **changes)
+        report.added.append(fid)
+    return report

@@ -1,0 +1,102 @@
+"""OPML import and export with a feed's own settings (smartreader/subscriptions.py),
+between real SQLite stores."""
+
+from __future__ import annotations
+
+import pytest
+
+from smartreader.errors import ParseError
+from smartreader.net import credentials
+from smartreader.net.opml import NS, parse_opml
+from smartreader.storage.store import Store
+from smartreader.subscriptions import export_opml, import_opml
+from tests.keyrings import MemoryKeyring, installed
+
+
+@pytest.fixture
+def two(tmp_path):
+    with Store(tmp_path / "old.sqlite3") as old, Store(tmp_path / "new.sqlite3") as new:
+        yield old, new
+
+
+def test_a_move_to_a_new_machine_keeps_each_feeds_settings(two):
+    old, new = two
+    a = old.add_feed("https://a.example/feed", folder="News / World", title="A feed")
+    old.update_feed(a, weight=3.5, min_interval=45 * 60, keep_days=0, load_images=True,
+                    user_title="My A")  # fmt: skip
+    b = old.add_feed("https://b.example/feed", title="B feed")
+    old.update_feed(b, keep_days=14)
+    old.add_feed("https://c.example/feed", title="Plain")
+    data, n = export_opml(old)
+    assert n == 3
+    plain = next(s for s in parse_opml(data).subscriptions if s.title == "Plain")
+    assert plain.settings == ()  # defaults are not written
+    report = import_opml(new, data)
+    assert len(report.added) == 3 and report.problems == [] and report.already == 0
+    by_url = {f.url: f for f in new.feeds()}
+    fa, fb, fc = (by_url[f"https://{k}.example/feed"] for k in "abc")
+    assert (fa.weight, fa.min_interval, fa.keep_days, fa.load_images) == (3.5, 2700, 0, True)
+    assert fa.user_title == "My A" and fa.display_title == "My A" and fa.folder == "News / World"
+    assert (fb.keep_days, fb.weight, fb.min_interval, fb.user_title) == (14, 1, None, None)
+    assert fb.title == "B feed" and not fb.load_images
+    assert (fc.keep_days, fc.weight, fc.user_title) == (None, 1, None)
+    # Importing the same file again adds nothing and changes nothing.
+    new.update_feed(fa.id, weight=2)
+    again = import_opml(new, data)
+    assert again.added == [] and again.already == 3 and new.feed(fa.id).weight == 2
+    assert again.summary() == "imported 0 feeds, 3 already subscribed"
+
+
+def test_bad_settings_are_named_and_the_feed_still_comes_in(two):
+    _old, new = two
+    data = f"""<opml version="2.0" xmlns:sr="{NS}"><body>
+      <outline text="Odd" xmlUrl="https://odd.example/f" sr:priority="-2"
+        sr:minIntervalMinutes="nan" sr:keepDays="12" sr:loadImages="maybe" sr:title="  "
+        sr:fromTheFuture="1"/>
+    </body></opml>""".encode()
+    report = import_opml(new, data)
+    assert len(report.added) == 1
+    feed = new.feed(report.added[0])
+    settings = (feed.weight, feed.min_interval, feed.keep_days, feed.load_images)
+    assert settings == (1, None, 12, False)
+    assert feed.user_title is None and feed.title == "Odd"
+    text = "\n".join(report.problems)
+    assert len(report.problems) == 4, text
+    for name in ("priority", "minIntervalMinutes", "loadImages", "title"):
+        assert f"Odd: setting {name}=" in text
+    assert "fromTheFuture" not in text  # a later version's setting is not an error
+    assert report.summary() == "imported 1 feed, 4 problems"
+
+
+def test_credentials_in_a_url_go_to_the_keyring_never_the_database(two, tmp_path):
+    _old, new = two
+    data = b"""<opml version="2.0"><body>
+      <outline text="Private" xmlUrl="https://ann:s3cr3t-pw@p.example/feed"/>
+    </body></opml>"""
+    with installed(MemoryKeyring()):
+        report = import_opml(new, data)
+        assert report.problems == []
+        feed = new.feed(report.added[0])
+        assert (feed.url, feed.auth_username) == ("https://p.example/feed", "ann")
+        assert credentials.get_password(feed.url, "ann") == "s3cr3t-pw"
+    new.close()
+    assert b"s3cr3t-pw" not in (tmp_path / "new.sqlite3").read_bytes()
+
+
+def test_no_keyring_skips_that_feed_with_a_clear_problem(two):
+    _old, new = two
+    data = b"""<opml version="2.0"><body>
+      <outline text="Private" xmlUrl="https://ann:s3cr3t-pw@p.example/feed"/>
+      <outline text="Public" xmlUrl="https://q.example/feed"/>
+    </body></opml>"""
+    report = import_opml(new, data)  # the tests' keyring is the "fail" backend
+    assert [new.feed(i).url for i in report.added] == ["https://q.example/feed"]
+    assert len(report.problems) == 1 and "keyring" in report.problems[0]
+    assert "s3cr3t-pw" not in report.problems[0]
+
+
+def test_an_unreadable_file_changes_nothing(two):
+    _old, new = two
+    with pytest.raises(ParseError):
+        import_opml(new, b"<html/>")
+    assert new.feeds() == []
