@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", help="your own title for the feed")
     _data_dir_arg(p)
 
+    p = sub.add_parser(
+        "remove", help="unsubscribe: delete feeds with their articles and saved passwords"
+    )
+    p.add_argument("feeds", type=int, nargs="+", metavar="FEED", help="feed id (see `feeds`)")
+    _data_dir_arg(p)
+
     p = sub.add_parser("import", help="import subscriptions from an OPML file")
     p.add_argument("file", type=Path)
     p.add_argument("--no-fetch", action="store_true", help="subscribe without fetching now")
@@ -219,6 +225,21 @@ def cmd_import(args: argparse.Namespace) -> int:
                 up.close()
             failed = [r for r in results if r.status in ("error", "gone")]
             print(f"fetched {len(results) - len(failed)} feeds, {len(failed)} failed")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from smartreader.subscriptions import unsubscribe
+
+    with _open_store(args) as store:
+        for fid in args.feeds:
+            store.feed(fid)  # every id is checked before anything is deleted
+        for fid in dict.fromkeys(args.feeds):
+            done = unsubscribe(store, fid)
+            print(done.summary())
+            if done.password_problem:
+                print(f"  its password stays in the keyring: {done.password_problem}",
+                      file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -471,6 +492,7 @@ def run_gui_entry(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "add": cmd_add,
+    "remove": cmd_remove,
     "import": cmd_import,
     "export": cmd_export,
     "update": cmd_update,

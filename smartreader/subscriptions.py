@@ -5,11 +5,12 @@ long its articles are kept, whether it loads images, a name the user gave it) in
 smartreader's OPML namespace, so moving to a new machine keeps them; other
 readers ignore those attributes. An import applies them when they are valid and
 names each one it could not use. Credentials in a feed URL go to the keyring,
-never into the database.
+never into the database; unsubscribing takes them out of it again.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
 from smartreader.storage.store import Feed, Store
 
 TITLE = "smartreader subscriptions"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -148,3 +151,36 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
             store.update_feed(fid, **changes)
         report.added.append(fid)
     return report
+
+
+@dataclass(frozen=True)
+class Unsubscribed:
+    title: str
+    articles: int  # deleted with the feed
+    starred: int  # of those, starred
+    password_problem: str | None = None  # the keyring kept its password: why
+
+    def summary(self) -> str:
+        n = self.articles
+        text = f"unsubscribed from “{self.title}”: {n:,} article{'' if n == 1 else 's'} deleted"
+        if self.starred:
+            text += f", {self.starred:,} of them starred"
+        return text
+
+
+def unsubscribe(store: Store, feed_id: int) -> Unsubscribed:
+    """Delete a feed with its articles, and forget its saved password: a keyring
+    entry for a feed that no longer exists is a secret nobody can see or remove.
+    A keyring that fails does not undo the unsubscribe; the result says why."""
+    feed = store.feed(feed_id)  # UsageError for an unknown id
+    articles, starred = store.entry_count(feed_id), store.starred_count(feed_id)
+    store.delete_feed(feed_id)
+    problem = None
+    if feed.auth_username:
+        try:
+            credentials.delete_password(feed.url, feed.auth_username)
+        except CredentialsError as e:
+            problem = str(e)
+            log.warning("unsubscribed from %s; its password stays in the keyring: %s",
+                        credentials.redact(feed.url), e)  # fmt: skip
+    return Unsubscribed(feed.display_title, articles, starred, problem)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from smartreader.errors import ParseError
+from smartreader.core.models import ParsedEntry
+from smartreader.errors import ParseError, UsageError
 from smartreader.net import credentials
 from smartreader.net.opml import NS, parse_opml
-from smartreader.storage.store import Store
-from smartreader.subscriptions import export_opml, import_opml
+from smartreader.storage.store import FetchRecord, Store
+from smartreader.subscriptions import export_opml, import_opml, unsubscribe
 from tests.keyrings import MemoryKeyring, installed
 
 
@@ -100,3 +101,63 @@ def test_an_unreadable_file_changes_nothing(two):
     with pytest.raises(ParseError):
         import_opml(new, b"<html/>")
     assert new.feeds() == []
+
+
+def _with_articles(store: Store, url: str, n: int, *, user: str | None = None) -> int:
+    fid = store.add_feed(url, title=url.split("/")[2], auth_username=user)
+    entries = [
+        ParsedEntry(
+            uid=f"{url}#{k}",
+            title=f"item {k}",
+            link=None,
+            author="",
+            published=1000.0 + k,
+            updated=None,
+            content="",
+            summary="",
+        )
+        for k in range(n)
+    ]
+    store.record_fetch(FetchRecord(fid, 2000.0, "ok", entries=entries))
+    return fid
+
+
+def test_unsubscribe_deletes_the_feed_and_forgets_its_password(two):
+    store, _ = two
+    keep = _with_articles(store, "https://keep.example/f", 2, user="bob")
+    fid = _with_articles(store, "https://p.example/f", 5, user="ann")
+    store.set_starred(store.entry_ids(feed_ids=[fid])[:2], True)
+    with installed(MemoryKeyring()) as kr:
+        credentials.store_password("https://p.example/f", "ann", "pw1")
+        credentials.store_password("https://keep.example/f", "bob", "pw2")
+        done = unsubscribe(store, fid)
+        assert (done.title, done.articles, done.starred, done.password_problem) == (
+            "p.example",
+            5,
+            2,
+            None,
+        )
+        assert (
+            done.summary() == "unsubscribed from “p.example”: 5 articles deleted, 2 of them starred"
+        )
+        assert credentials.get_password("https://p.example/f", "ann") is None
+        assert len(kr.data) == 1  # the other feed's password stays
+    assert [f.id for f in store.feeds()] == [keep] and store.entry_count() == 2
+    assert store.entry_count(keep) == 2 and store.starred_count() == 0
+
+
+def test_a_failing_keyring_does_not_undo_the_unsubscribe(two):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 1, user="ann")
+    done = unsubscribe(store, fid)  # the tests' keyring is the "fail" backend
+    assert store.feeds() == [] and done.articles == 1
+    assert done.password_problem and "keyring" in done.password_problem
+    assert done.summary() == "unsubscribed from “p.example”: 1 article deleted"
+
+
+def test_unsubscribing_an_unknown_feed_is_a_clear_error(two):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 1)
+    with pytest.raises(UsageError, match="no feed with id 99"):
+        unsubscribe(store, 99)
+    assert [f.id for f in store.feeds()] == [fid]

@@ -1019,7 +1019,7 @@ class MainWindow(QMainWindow):
     def delete_node(self, *, confirm: bool = True) -> None:
         node = self.tree_model.node(self.tree.currentIndex())
         if node.kind == "feed":
-            question = f"Unsubscribe from “{node.title}”? Its articles are deleted."
+            question = self.unsubscribe_question(int(node.id), node.title)
         elif node.kind == "folder":
             question = f"Delete the folder “{node.title}”? Its feeds move to the top level."
         else:
@@ -1027,13 +1027,30 @@ class MainWindow(QMainWindow):
         if confirm and not ask(self, "smartreader", question):
             return
         if node.kind == "feed":
-            self.store.delete_feed(int(node.id))
+            from smartreader.subscriptions import unsubscribe
+
+            done = unsubscribe(self.store, int(node.id))
             self.sched.feed_changed(int(node.id))
+            message = done.summary()
+            if done.password_problem:
+                message += f"; its password stays in the keyring ({done.password_problem})"
+            self.statusBar().showMessage(message[0].upper() + message[1:], 10_000)
         else:
             self.store.delete_folder(int(node.id))
         self.tree_model.reload()
         self.select_key("smart:unread")
         self._update_unread_total()
+
+    def unsubscribe_question(self, feed_id: int, title: str) -> str:
+        """What unsubscribing deletes, said before it does: starred articles and a
+        saved password go too."""
+        n, starred = self.store.entry_count(feed_id), self.store.starred_count(feed_id)
+        text = f"Unsubscribe from “{title}”? Its {count_of(n, 'article')} "
+        text += "is deleted" if n == 1 else "are deleted"
+        text += f", {starred:,} of them starred." if starred else "."
+        if self.store.feed(feed_id).auth_username:
+            text += " Its saved password is removed from the keyring."
+        return text
 
     @Slot(int, object)
     def _move_feed(self, feed_id: int, folder: str | None) -> None:

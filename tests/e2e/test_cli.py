@@ -212,6 +212,22 @@ def test_explain_prints_the_plan(feed_server, data, capsys):
     assert len(ex["lambda_week"]) == 168 and ex["planned"]
 
 
+def test_remove_unsubscribes_and_checks_every_id_first(feed_server, data, capsys):
+    feed_server.route("/a.xml", Reply(body=rss(3, title="Alpha")))
+    feed_server.route("/b.xml", Reply(body=rss(2, title="Beta")))
+    for path in ("/a.xml", "/b.xml"):
+        assert run(capsys, "add", feed_server.url(path), "--data-dir", data)[0] == 0
+    code, _, err = run(capsys, "remove", "1", "42", "--data-dir", data)
+    assert code == 1 and "no feed with id 42" in err
+    assert len(json.loads(run(capsys, "feeds", "--json", "--data-dir", data)[1])) == 2
+    code, out, err = run(capsys, "remove", "1", "1", "--data-dir", data)
+    assert code == 0, err
+    assert out.strip() == "unsubscribed from “Alpha”: 3 articles deleted"
+    feeds = json.loads(run(capsys, "feeds", "--json", "--data-dir", data)[1])
+    assert [f["title"] for f in feeds] == ["Beta"]
+    assert len(json.loads(run(capsys, "entries", "--json", "--data-dir", data)[1])) == 2
+
+
 def test_unknown_feed_and_bad_file_are_clear_errors(data, capsys, tmp_path):
     code, _, err = run(capsys, "update", "42", "--data-dir", data)
     assert code == 1 and "no feed with id 42" in err
