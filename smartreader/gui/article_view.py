@@ -54,6 +54,7 @@ from PySide6.QtWidgets import (
 
 from smartreader.gui.safetext import tip
 from smartreader.net.fetch import is_local_host
+from smartreader.net.sanitize import tame_stored
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
@@ -333,7 +334,8 @@ class ArticleView(QWidget):
         when = _fmt_date(e.published or e.sort_time)
         if when:
             meta.append(when)
-        body = e.content or e.summary or ""
+        # Stored by an older version maybe: the layout limits are applied again.
+        body = tame_stored(e.content or e.summary or "")
         encl = ""
         if e.enclosures:
             rows = "".join(

@@ -10,7 +10,9 @@ already imported the parser, so a worker costs a fork, not an interpreter start;
 never a plain fork of this process (its threads may hold locks). If the pool
 cannot start or a worker dies, the document is parsed in the calling thread and
 the pool is started afresh on the next call: a parse never fails for the pool's
-sake. ``ParseError`` raised in a worker reaches the caller as it is.
+sake. ``ParseError`` raised in a worker reaches the caller as it is. A document
+that takes longer than ``timeout`` to parse is refused (``ParseError``) and its
+worker killed: one hostile feed must not hold a worker, and every update behind it.
 """
 
 from __future__ import annotations
@@ -29,14 +31,18 @@ from smartreader.net.parse import parse_feed
 
 log = logging.getLogger(__name__)
 
+# A 15 MiB feed (the fetcher's limit) parses in a few seconds; a minute is hostile.
+PARSE_TIMEOUT = 60.0
+
 
 class ParsePool:
     """``parse(body, url=..., content_type=..., now=...)`` like ``parse_feed``."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *, timeout: float = PARSE_TIMEOUT) -> None:
         # two, not one per core: measured on 2 cores, one worker gave the GUI no
         # shorter stalls (59 vs 54 ms, median of 3) and parsing no faster
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
+        self.timeout = timeout
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -71,9 +77,16 @@ class ParsePool:
             try:
                 fut = pool.submit(parse_feed, body, url=url, content_type=content_type, now=now)
                 try:
-                    return fut.result()
+                    return fut.result(timeout=self.timeout)
+                except TimeoutError:
+                    self._kill(pool)
+                    raise ParseError(
+                        f"the feed took longer than {self.timeout:g} s to read; refused"
+                    ) from None
                 finally:
-                    if fut.exception() is None or isinstance(fut.exception(), ParseError):
+                    if fut.done() and (
+                        fut.exception() is None or isinstance(fut.exception(), ParseError)
+                    ):
                         self.in_workers += 1
             except (BrokenProcessPool, OSError, RuntimeError) as e:
                 # RuntimeError: submit after shutdown (closing meanwhile)
@@ -87,6 +100,16 @@ class ParsePool:
             if self._pool is pool:
                 self._pool = None
         pool.shutdown(wait=False, cancel_futures=True)
+
+    def _kill(self, pool: ProcessPoolExecutor) -> None:
+        """Stop a pool whose worker is stuck: shutdown alone would wait for it.
+        Other parses in that pool end with BrokenProcessPool and run in-thread."""
+        # ``_processes`` is private, but the executor has no public way to kill.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        self._discard(pool)
+        for proc in processes:
+            proc.terminate()
+        log.warning("a parse took longer than %g s; its worker was stopped", self.timeout)
 
     def close(self) -> None:
         """Stop the workers (waits for parses in progress). Later parses run in-thread."""

@@ -78,3 +78,28 @@ def test_close_stops_the_workers_and_later_parses_run_in_thread(pool):
     assert all(not w.is_alive() for w in workers)
     assert pool.parse(RSS, url="https://example.org/f").entries
     assert pool._pool is None
+
+
+def test_a_parse_that_takes_too_long_is_refused_and_its_worker_stopped():
+    """One hostile document must not hold a worker (and every update behind it)."""
+    pool = ParsePool(workers=1, timeout=0.3)
+    try:
+        assert pool.parse(RSS, url="https://example.org/f").entries  # the worker is up
+        workers = list(pool._pool._processes.values())  # type: ignore[union-attr]
+        items = "".join(
+            f"<item><guid>{i}</guid><title>t {i}</title><description>"
+            f"{'&lt;p&gt;word &lt;b&gt;bold&lt;/b&gt; ' * 40}</description></item>"
+            for i in range(3000)
+        )
+        big = f'<rss version="2.0"><channel><title>t</title>{items}</channel></rss>'.encode()
+        with pytest.raises(ParseError, match=r"longer than 0\.3 s"):
+            pool.parse(big, url="https://example.org/big")
+        for w in workers:
+            w.join(5)
+        assert all(not w.is_alive() for w in workers)
+        assert pool.fallbacks == 0  # refused, not parsed again in-thread
+        # The next document gets a fresh worker.
+        assert pool.parse(RSS, url="https://example.org/f").entries[0].title == "One & two"
+        assert pool.fallbacks == 0
+    finally:
+        pool.close()
