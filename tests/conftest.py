@@ -17,6 +17,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
 
+@pytest.fixture(autouse=True)
+def _forget_session_passwords() -> Iterator[None]:
+    """Passwords kept for the session live in the process: one test's must not
+    reach the next."""
+    yield
+    from smartreader.net import credentials
+
+    with credentials._session_lock:
+        credentials._session.clear()
+
+
 @pytest.fixture
 def feed_server() -> Iterator[FeedServer]:
     """A local HTTP server on 127.0.0.1 (port 0); see tests/httpserver.py."""

@@ -9,6 +9,7 @@ writes feed settings to the store and the password to the system keyring
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import html
 import logging
@@ -222,9 +223,10 @@ class FeedPropertiesDialog(QDialog):
         self.username.setPlaceholderText("only for feeds that need a login")
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setPlaceholderText(
-            "unchanged" if feed.auth_username else "stored in the system keyring"
-        )
+        placeholder = "unchanged" if feed.auth_username else "stored in the system keyring"
+        if feed.auth_username and credentials.kept_for_session(feed.url, feed.auth_username):
+            placeholder = "kept for this session only"
+        self.password.setPlaceholderText(placeholder)
         self.weight = QDoubleSpinBox()
         self.weight.setRange(0.1, 100.0)
         self.weight.setSingleStep(0.5)
@@ -368,6 +370,12 @@ class FeedPropertiesDialog(QDialog):
             elif moved:  # user name cleared: the password is forgotten
                 self.credentials.delete_password(feed.url, old_user)
         except SmartReaderError as e:
+            if username and password and self._keep_for_session(str(e), new_url, username):
+                if moved:  # an old session-only password; there is no keyring to clean
+                    with contextlib.suppress(SmartReaderError):
+                        self.credentials.delete_password(feed.url, old_user)
+                self.accept()
+                return
             # The keyring refused: the address and user name go back to where the
             # password still is, so the feed keeps working; the rest is kept.
             try:
@@ -377,6 +385,21 @@ class FeedPropertiesDialog(QDialog):
             self.show_error(f"{e} The address and user name were not changed.")
             return
         self.accept()
+
+    def _keep_for_session(self, problem: str, url: str, username: str) -> bool:
+        """No keyring to save in: offer to use the password until smartreader quits
+        (memory only, never written). True when the user took it."""
+        if self.credentials.keyring_available():
+            return False  # a keyring that refused (locked, say): that is for the user to fix
+        question = (
+            f"{problem}\n\nUse the password for this session only? It is kept in memory "
+            "until smartreader quits, never written anywhere; after a restart, enter it "
+            "here again."
+        )
+        if not self._confirm(self, "Password", question):
+            return False
+        self.credentials.keep_for_session(url, username, self.password.text())
+        return True
 
 
 class HelpOverlay(QWidget):

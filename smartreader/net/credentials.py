@@ -11,6 +11,10 @@
   secrets, or any ``KeyringError``) they raise ``CredentialsError`` with a
   message fit for the user. There is deliberately no plain-text fallback.
 
+Without a usable keyring, the user may choose to keep a password for this
+session only (``keep_for_session``): in this process's memory, never written
+anywhere, gone when it exits. Reads look there first.
+
 The keyring "user name" is ``<username>@<key>``, where ``key`` is the feed's
 URL (userinfo removed) or any other stable id such as ``feed:<uuid>``. So when
 a feed's URL or user name changes, ``move_password`` re-keys its entry.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import keyring
@@ -107,6 +112,22 @@ def keyring_available() -> bool:
     return True
 
 
+# Passwords kept for this session only, by account (see the module's doc).
+_session: dict[str, str] = {}
+_session_lock = threading.Lock()
+
+
+def keep_for_session(key: str, username: str, password: str) -> None:
+    """Use ``password`` until this process exits, without saving it anywhere."""
+    with _session_lock:
+        _session[_account(key, username)] = password
+
+
+def kept_for_session(key: str, username: str) -> bool:
+    with _session_lock:
+        return _account(key, username) in _session
+
+
 def store_password(key: str, username: str, password: str) -> None:
     """Save ``password`` for ``username`` on feed ``key``, replacing any previous one."""
     _backend()
@@ -118,6 +139,10 @@ def store_password(key: str, username: str, password: str) -> None:
 
 def get_password(key: str, username: str) -> str | None:
     """The saved password, or None when none is saved."""
+    with _session_lock:
+        kept = _session.get(_account(key, username))
+    if kept is not None:
+        return kept
     _backend()
     try:
         value = keyring.get_password(SERVICE, _account(key, username))
@@ -128,11 +153,15 @@ def get_password(key: str, username: str) -> str | None:
 
 def delete_password(key: str, username: str) -> bool:
     """Forget the saved password. Returns False when there was none to delete."""
-    _backend()
     account = _account(key, username)
+    with _session_lock:
+        kept = _session.pop(account, None) is not None
+    if kept and not keyring_available():
+        return True
+    _backend()
     try:
         if keyring.get_password(SERVICE, account) is None:
-            return False
+            return kept
         keyring.delete_password(SERVICE, account)
     except keyring.errors.KeyringError as exc:
         raise _translate(exc) from None
@@ -150,6 +179,11 @@ def move_password(old_key: str, old_username: str, new_key: str, new_username: s
     a ``KeyringError`` propagates it, also before anything is deleted). Failing
     to delete the old entry afterwards is only logged: the move itself worked.
     """
+    with _session_lock:
+        kept = _session.pop(_account(old_key, old_username), None)
+        if kept is not None:  # a session-only password moves in memory
+            _session[_account(new_key, new_username)] = kept
+            return True
     password = get_password(old_key, old_username)
     if password is None:
         return False

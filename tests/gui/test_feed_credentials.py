@@ -139,3 +139,38 @@ def test_the_dialog_shows_where_a_feed_moved_from_and_a_pending_move(qtbot, tmp_
         text = dlg.info.text()
         assert "Moved from: http://site.example/feed" in text
         assert "moved to https://elsewhere.example/f" in text and "a week" in text
+
+
+def test_without_a_keyring_the_password_can_be_kept_for_this_session(qtbot, tmp_path):
+    """Row 60: no usable keyring (the tests' "fail" backend): the dialog offers to
+    keep the password in memory until quit, and says so when opened again."""
+    asked: list[str] = []
+
+    def confirm(_parent, _title, text):
+        asked.append(text)
+        return len(asked) > 1  # declined the first time, taken the second
+
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed(OLD, title="Private")
+        dlg = FeedPropertiesDialog(store, fid, overlaps=[], confirm=confirm)
+        qtbot.addWidget(dlg)
+        dlg.username.setText("ann")
+        dlg.password.setText("s3cret")
+        dlg.save()
+        assert dlg.result() != dlg.DialogCode.Accepted and "keyring" in dlg.error.text()
+        assert "for this session only" in asked[0]
+        assert store.feed(fid).auth_username is None  # declined: nothing changed
+        dlg.save()
+        assert dlg.result() == dlg.DialogCode.Accepted
+        assert store.feed(fid).auth_username == "ann"
+        assert credentials.get_password(OLD, "ann") == "s3cret"
+        again = FeedPropertiesDialog(store, fid, overlaps=[], confirm=confirm)
+        qtbot.addWidget(again)
+        assert again.password.placeholderText() == "kept for this session only"
+        # A new address takes the session's password along.
+        again.url.setText(NEW)
+        again.save()
+        assert again.result() == again.DialogCode.Accepted
+        assert credentials.get_password(NEW, "ann") == "s3cret"
+        assert not credentials.kept_for_session(OLD, "ann")
+    assert not any(b"s3cret" in p.read_bytes() for p in tmp_path.iterdir() if p.is_file())

@@ -333,3 +333,27 @@ def test_a_feed_moved_to_another_host_is_planned_under_that_host(
     planned = up.scheduler._feeds[fid]  # white-box: the host is not shown anywhere
     assert planned.host == new.split("/")[2]
     assert planned.last_ok is not None  # what it learned came along
+
+
+def test_without_a_keyring_a_password_kept_for_the_session_is_used_and_never_written(
+    feed_server: FeedServer, app: tuple[Store, Updater], tmp_path: Path
+) -> None:
+    """Row 60: no usable keyring (the tests' "fail" backend). The user chose to keep
+    the password for this session: fetches use it, no file ever holds it, and once
+    forgotten (unsubscribe, quit) the feed says what is missing."""
+    from smartreader.net import credentials
+
+    feed_server.route("/feed", protected(GOOD))
+    store, up = app
+    url = feed_server.url("/feed")
+    fid = store.add_feed(url, auth_username=USER)
+    credentials.keep_for_session(url, USER, PASSWORD)
+    (r,) = up.update([fid])
+    assert r.status == "ok", r.error
+    assert store.entry_count(fid) == 2
+    assert files_containing(tmp_path, PASSWORD.encode()) == []
+    assert credentials.delete_password(url, USER)
+    sent = len(feed_server.requests)
+    (r,) = up.update([fid])
+    assert r.status == "error" and "keyring" in (r.error or "")
+    assert len(feed_server.requests) == sent  # nothing sent without the password
