@@ -12,13 +12,20 @@ What it promises (Feed Reader Behavior list, research/reliability.md §3):
 * Conditional GET is exact: the stored ``ETag`` goes out in ``If-None-Match``
   and the stored ``Last-Modified`` in ``If-Modified-Since`` byte for byte.
 * Validators are one set (see ``FetchResult``).
-* Limits: connect/read timeouts plus a total deadline per fetch that also
-  covers streaming the body (a server dripping bytes is cut off), and a cap on
-  the body *after* decompression (we decompress incrementally with a bounded
-  output size, so a gzip bomb never inflates in memory).
+* Limits: connect/read timeouts plus a hard total deadline per fetch that also
+  covers streaming the body: every socket operation gets at most the time left
+  (``guard``), so a server dripping bytes is cut off at the deadline, not a read
+  timeout later. A body is capped *after* decompression (we decompress
+  incrementally with a bounded output size, so a gzip bomb never inflates in
+  memory) and refused unread when its Content-Length is over the cap, encoded
+  or not. A compressed body must end where its compressed stream ends: a
+  truncated one is an error, never a shorter feed.
 * Redirects: at most ``max_redirects`` hops, http(s) only, loops detected; the
   chain is reported hop by hop; credentials go only to the feed's own origin
-  (or its same-host http→https upgrade).
+  (or its same-host http→https upgrade). A public feed's redirects never reach
+  a local or private address: the name is checked, and (``guard``) the
+  connection goes only to addresses checked when it is made, so DNS rebinding
+  cannot swap in a local one.
 * Rate limits: a 429/503 marks the *host* (``host:port``) as "not before"
   the Retry-After time; until then, fetches to that host return
   ``rate_limited`` without sending anything.
@@ -52,6 +59,7 @@ import httpx
 
 from smartreader import USER_AGENT
 from smartreader.core.models import ServerHints
+from smartreader.net import guard
 from smartreader.net.credentials import redact, split_userinfo
 from smartreader.net.hints import format_epoch, hints_from_headers
 
@@ -235,6 +243,7 @@ class _Decoder:
     def __init__(self, encoding: str, cap: int) -> None:
         self._cap = cap
         self._produced = 0
+        self._fed = False  # any body bytes at all
         self._encoding = encoding
         self._first = True
         self._zlib: zlib._Decompress | None
@@ -257,6 +266,7 @@ class _Decoder:
         if self._zlib is None:
             yield self._count(data)
             return
+        self._fed = self._fed or bool(data)
         try:
             while data:
                 out = self._zlib.decompress(data, self._cap - self._produced + 1)
@@ -282,6 +292,14 @@ class _Decoder:
     def flush(self) -> bytes:
         if self._zlib is None:
             return b""
+        if self._fed and not self._zlib.eof:
+            # The stream stopped before its end marker (a half-written file, a cut
+            # connection with a matching Content-Length): what inflated so far is a
+            # prefix of the feed, and storing it would look like a shorter feed.
+            raise _FetchFailed(
+                f"corrupt or truncated {self._encoding} response: "
+                "the compressed data stops before its end"
+            )
         return self._count(self._zlib.flush())
 
 
@@ -450,6 +468,7 @@ class _RedactingFilter(logging.Filter):
         return True
 
 
+_log = logging.getLogger(__name__)
 _LOG_FILTER = _RedactingFilter()
 for _name in ("httpx", "httpcore", "httpcore.connection", "httpcore.http11",
               "httpcore.http2", "httpcore.proxy", "httpcore.socks"):  # fmt: skip
@@ -466,6 +485,11 @@ class Fetcher:
     ``client``: an ``httpx.Client`` to use (its cookie jar is replaced by one
     that stores nothing). Otherwise one is built with ``transport`` (tests pass
     ``httpx.MockTransport``), HTTP/2 enabled and ``trust_env`` for proxies.
+
+    The client's own connection pools get ``guard``'s network backend (the hard
+    deadline, the address check at connect time); ``guarded`` says whether they
+    did. A transport of another kind (``MockTransport``) is left as it is: the
+    deadline is then checked between reads and redirect targets by name only.
     """
 
     def __init__(
@@ -492,6 +516,12 @@ class Fetcher:
         else:
             client.cookies = _no_cookie_jar()  # a bare CookieJar keeps its policy
         self._client = client
+        self.guarded = guard.install(client, is_local=_local_ip)
+        if not self.guarded and self._owns_client and transport is None:
+            _log.warning(
+                "httpx internals changed: no connection guard; the total deadline "
+                "is soft and redirect targets are checked by name only"
+            )
         self._lock = threading.Lock()
         self._host_slots: dict[str, threading.BoundedSemaphore] = {}
         self._not_before: dict[str, float] = {}
@@ -633,11 +663,12 @@ class _Run:
         assert self.deadline is not None
         return self.deadline - time.monotonic()
 
+    def _deadline_message(self) -> str:
+        return f"timed out: the fetch took longer than {self.limits.total_timeout:g} s in total"
+
     def _check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _FetchFailed(
-                f"timed out: the fetch took longer than {self.limits.total_timeout:g} s in total"
-            )
+            raise _FetchFailed(self._deadline_message())
 
     def _timeout(self) -> httpx.Timeout:
         remaining = max(0.01, self._remaining())
@@ -671,6 +702,11 @@ class _Run:
         if target.scheme not in ("http", "https") or not target.host:
             return self._error(f"unsupported URL {self.url!r}: only http and https are fetched")
         feed_url = target
+        # Whether the feed itself is on a local address, decided once, at the first
+        # redirect (a second lookup could answer differently). The feed is fetched
+        # wherever it is (the user chose it); a public feed's redirects must stay public.
+        feed_local: bool | None = None
+        local_ok = True
         seen = {str(_strip_fragment(target))}
         try:
             while True:
@@ -679,7 +715,7 @@ class _Run:
                 if until is not None:
                     return self._cooling_down(host, until)
                 send_auth = self.auth is not None and may_send_credentials(feed_url, target)
-                outcome = self._one_request(target, host, send_auth)
+                outcome = self._one_request(target, host, send_auth, local_ok)
                 if isinstance(outcome, FetchResult):
                     return outcome
                 # A redirect: validate the next hop.
@@ -706,9 +742,14 @@ class _Run:
                     return self._error(f"redirect to an invalid URL: {exc}", http_status=status)
                 self.hops.append(Hop(status=status, url=str(target), location=str(nxt)))
                 self.current = str(nxt)
-                if not is_local_host(feed_url.host) and is_local_host(nxt.host):
+                if feed_local is None:
+                    feed_local = is_local_host(feed_url.host)
+                    local_ok = feed_local
+                if not feed_local and is_local_host(nxt.host):
                     # A public feed must not steer us into the user's own network
                     # (routers, admin pages): SSRF. Subscribing to a local URL is fine.
+                    # This check on the name gives the clear early answer; the guard
+                    # (local_ok=False) holds the connection itself to it.
                     return self._error(
                         f"redirected from a public site to a local or private address "
                         f"({nxt.host}); refused",
@@ -728,9 +769,12 @@ class _Run:
             return self._error(str(exc))
 
     def _one_request(
-        self, target: httpx.URL, host: str, send_auth: bool
+        self, target: httpx.URL, host: str, send_auth: bool, local_ok: bool
     ) -> FetchResult | tuple[int, str]:
-        """Send one GET. A final answer becomes a result; a redirect is (status, location)."""
+        """Send one GET. A final answer becomes a result; a redirect is (status, location).
+
+        ``local_ok`` false: the connection must not be to a local address (see guard).
+        """
         slot = self.f._slot(host)
         if self.deadline is None:
             # Waiting for a free slot on a busy host is queueing, not the server's time.
@@ -750,11 +794,13 @@ class _Run:
                 "GET", target, headers=self._headers(), timeout=self._timeout()
             )
             auth = httpx.BasicAuth(*self.auth) if send_auth and self.auth else None
+            response: httpx.Response | None = None
             try:
-                response = client.send(request, stream=True, follow_redirects=False, auth=auth)
+                with guard.scope(self.deadline, local_ok=local_ok):
+                    response = client.send(request, stream=True, follow_redirects=False, auth=auth)
+                    return self._handle(response, target, host, send_auth)
             except httpx.HTTPError as exc:
-                self._check_deadline()
-                raise _FetchFailed(_describe_exception(exc)) from None
+                raise _FetchFailed(self._describe(exc)) from None
             except httpx.InvalidURL as exc:
                 # httpx builds the next request of every redirect, even when not
                 # following it, and raises for a Location such as "javascript:x".
@@ -762,15 +808,23 @@ class _Run:
                     "redirected to a URL that cannot be followed "
                     f"(only http and https URLs are followed): {exc}"
                 ) from None
-            try:
-                return self._handle(response, target, host, send_auth)
-            except httpx.HTTPError as exc:
-                self._check_deadline()
-                raise _FetchFailed(_describe_exception(exc)) from None
             finally:
-                response.close()
+                if response is not None:
+                    response.close()
         finally:
             slot.release()
+
+    def _describe(self, exc: httpx.HTTPError) -> str:
+        if guard.found(exc, guard.DeadlineExceeded) is not None:
+            return self._deadline_message()
+        self._check_deadline()
+        refused = guard.found(exc, guard.LocalAddressRefused)
+        if refused is not None:
+            return (
+                "redirected from a public site to a local or private address "
+                f"({refused.host} resolves to {refused.address}); refused"
+            )
+        return _describe_exception(exc)
 
     def _handle(
         self, response: httpx.Response, target: httpx.URL, host: str, sent_auth: bool
@@ -841,7 +895,10 @@ class _Run:
         cap = self.limits.max_body_bytes
         encoding = _content_encoding(response.headers.get("content-encoding", ""))
         declared = response.headers.get("content-length", "")
-        if not encoding and declared.isdigit() and int(declared) > cap:
+        # Content-Length counts the bytes on the wire, compressed or not; those are
+        # capped too (below), so an encoded body declared over the cap is refused
+        # before it is read as well.
+        if declared.isdigit() and int(declared) > cap:
             raise _TooLarge(f"response too large ({declared} bytes; the limit is {cap} bytes)")
         if response.is_stream_consumed:
             # A transport that hands over an already-read body (httpx.MockTransport

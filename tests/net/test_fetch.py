@@ -119,6 +119,45 @@ def test_deflate_body_is_decoded_zlib_and_raw(feed_server: FeedServer, fetcher: 
     assert fetcher.fetch(feed_server.url("/raw")).body == FEED
 
 
+def _deflated(data: bytes, wbits: int) -> bytes:
+    comp = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return comp.compress(data) + comp.flush()
+
+
+@pytest.mark.parametrize(
+    ("coding", "wbits"),
+    [("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS), ("deflate", -zlib.MAX_WBITS)],
+    ids=["gzip", "deflate", "raw deflate"],
+)
+def test_a_truncated_compressed_body_is_an_error_not_a_shorter_feed(
+    feed_server: FeedServer, fetcher: Fetcher, coding: str, wbits: int
+) -> None:
+    """Row 9: a half-written .gz served with a matching Content-Length inflated to
+    a prefix of the feed and came back ok (the parser then read it leniently)."""
+    items = b"".join(b"<item><guid>%d</guid><title>%s</title></item>" % (i, b"x" * 200)
+                     for i in range(50))  # fmt: skip
+    doc = b"<rss version='2.0'><channel><title>c</title>" + items + b"</channel></rss>"
+    whole = _deflated(doc, wbits)
+    feed_server.route("/whole", Reply(raw_body=whole, headers={"Content-Encoding": coding}))
+    feed_server.route(
+        "/cut", Reply(raw_body=whole[: len(whole) // 2], headers={"Content-Encoding": coding})
+    )
+    assert fetcher.fetch(feed_server.url("/whole")).body == doc
+    r = fetcher.fetch(feed_server.url("/cut"))
+    assert r.status == "error" and r.body is None
+    assert r.error is not None and "truncated" in r.error
+    assert r.http_status == 200
+
+
+def test_an_empty_body_marked_gzip_is_an_empty_response(
+    feed_server: FeedServer, fetcher: Fetcher
+) -> None:
+    """Not "truncated": there is nothing to cut; the parser says the response is empty."""
+    feed_server.route("/feed", Reply(raw_body=b"", headers={"Content-Encoding": "gzip"}))
+    r = fetcher.fetch(feed_server.url("/feed"))
+    assert r.status == "ok" and r.body == b""
+
+
 def test_no_cookie_is_ever_sent_back(feed_server: FeedServer, fetcher: Fetcher) -> None:
     feed_server.route(
         "/feed",
@@ -488,6 +527,24 @@ def test_slow_drip_hits_the_total_deadline(feed_server: FeedServer, clock: Clock
     assert r.error is not None and "timed out" in r.error
     assert 1.4 <= elapsed < 2.5
     assert 0 < r.bytes_read < 10_000
+
+
+def test_a_drip_just_inside_the_read_timeout_ends_at_the_total_deadline(
+    feed_server: FeedServer, clock: Clock
+) -> None:
+    """Row 3: a byte every 2.9 s never trips a 3 s read timeout. The deadline was
+    checked only when a byte arrived, so a 3 s fetch took ~5.8 s; now every read
+    gets at most the time left."""
+    feed_server.route("/feed", Reply(body=b"x" * 100, drip=2.9))
+    limits = FetchLimits(total_timeout=3.0, read_timeout=3.0)
+    with Fetcher(now=clock, trust_env=False, limits=limits) as f:
+        t = time.monotonic()
+        r = f.fetch(feed_server.url("/feed"))
+        elapsed = time.monotonic() - t
+    assert r.status == "error" and r.body is None
+    assert r.error == "timed out: the fetch took longer than 3 s in total"
+    assert 2.9 <= elapsed < 3.0 + 1.5  # was ~5.8 s
+    assert 0 < r.bytes_read < 100
 
 
 def test_silent_server_hits_the_total_deadline(feed_server: FeedServer, clock: Clock) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 import httpx
 import pytest
 
 from smartreader.net.fetch import Fetcher, is_local_host
 from smartreader.storage import Store
 from smartreader.updater import Updater
+from tests.httpserver import FeedServer, Reply
 
 
 @pytest.mark.parametrize(
@@ -54,8 +58,6 @@ def test_public_feed_redirecting_to_a_local_address_is_refused(location: str) ->
 
 
 def test_local_feed_may_redirect_locally(feed_server) -> None:
-    from tests.httpserver import Reply
-
     feed_server.route("/old.xml", Reply(301, headers={"Location": feed_server.url("/new.xml")}))
     feed_server.route("/new.xml", Reply(body=b"<rss version='2.0'><channel/></rss>"))
     with Fetcher() as f:
@@ -115,3 +117,109 @@ def test_icon_lookup_of_a_public_feed_skips_local_addresses(tmp_path) -> None:
             up.close()
     assert "http://93.184.216.34/favicon.ico" in seen  # the icon lookup did run
     assert not any("192.168." in u for u in seen), seen
+
+
+# -- DNS rebinding: the check must hold for the address actually connected to --------------
+
+PUBLIC = "93.184.216.34"
+
+
+class RebindingDNS:
+    """Stands in for an attacker's DNS server (a name resolver cannot be real here).
+
+    Each ``*.example`` name answers a public address to a lookup of the name alone
+    (what a check on the name asks) and 127.0.0.1, where the test server listens,
+    to a lookup made to connect (which carries the port): the two answers a TTL-0
+    name gives to two questions a moment apart. Other names resolve as usual.
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        real = socket.getaddrinfo
+        self.connects: list[str] = []
+
+        def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+            name = host.decode() if isinstance(host, bytes) else str(host)
+            if not name.endswith(".example"):
+                return real(host, port, *args, **kwargs)
+            if port is None:
+                return real(PUBLIC, port, *args, **kwargs)
+            self.connects.append(name)
+            return real("127.0.0.1", port, *args, **kwargs)
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+ROUTER = b"<rss version='2.0'><channel><title>router admin</title></channel></rss>"
+
+
+def test_a_redirect_target_that_rebinds_to_a_local_address_is_never_contacted(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A public feed redirects to a name whose check answers a public address; the
+    connection then resolved it again and reached the local network (audit:
+    /tmp/audit/rebind.py). Now the connection goes only to the addresses checked."""
+    dns = RebindingDNS(monkeypatch)
+    port = feed_server.port
+    feed_server.route(
+        "/feed", Reply(status=302, headers={"Location": f"http://rebind.example:{port}/admin"})
+    )
+    feed_server.route("/admin", Reply(body=ROUTER))
+    with Fetcher(trust_env=False) as f:
+        assert f.guarded
+        r = f.fetch(f"http://feed.example:{port}/feed")
+    assert r.status == "error" and r.body is None
+    assert r.error == (
+        "redirected from a public site to a local or private address "
+        "(rebind.example resolves to 127.0.0.1); refused"
+    )
+    assert [q.path for q in feed_server.requests] == ["/feed"]  # /admin never asked
+    assert r.final_url == f"http://rebind.example:{port}/admin"
+    assert dns.connects == ["feed.example", "rebind.example"]
+
+
+def test_a_kept_alive_local_connection_does_not_carry_a_public_feeds_redirect(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's own feed on nas.example (local when connected) leaves a kept-alive
+    connection in the pool; a public feed's redirect to that name, which now checks
+    as public, must not be sent down it."""
+    RebindingDNS(monkeypatch)
+    port = feed_server.port
+    feed_server.route("/mine", Reply(body=ROUTER))
+    feed_server.route(
+        "/feed", Reply(status=302, headers={"Location": f"http://nas.example:{port}/admin"})
+    )
+    feed_server.route("/admin", Reply(body=ROUTER))
+    with Fetcher(trust_env=False) as f:
+        assert f.fetch(f"http://nas.example:{port}/mine").status == "ok"  # the user's choice
+        r = f.fetch(f"http://feed.example:{port}/feed")
+    assert r.status == "error" and "local or private address" in (r.error or "")
+    assert [q.path for q in feed_server.requests] == ["/mine", "/feed"]
+
+
+def test_a_local_feed_may_still_redirect_to_a_local_name(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unchanged: a feed the user subscribed to on a local address follows its
+    redirects into the local network."""
+    feed_server.route(
+        "/old.xml",
+        Reply(301, headers={"Location": f"http://nas.example:{feed_server.port}/new.xml"}),
+    )
+    feed_server.route("/new.xml", Reply(body=ROUTER))
+    RebindingDNS(monkeypatch)
+    with Fetcher(trust_env=False) as f:
+        r = f.fetch(feed_server.url("/old.xml"))
+    assert r.status == "ok" and r.body == ROUTER
+
+
+def test_every_pool_of_the_default_client_is_guarded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard reaches into httpx's pools (no public setting in httpx 0.28): an
+    httpx upgrade that moves them must fail here, not silently drop the guard."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    with Fetcher(trust_env=True) as f:
+        assert f.guarded
+    with Fetcher(trust_env=False) as f:
+        assert f.guarded
+    with Fetcher(transport=httpx.MockTransport(lambda r: httpx.Response(200))) as f:
+        assert not f.guarded  # nothing to guard: no sockets

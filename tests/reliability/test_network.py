@@ -8,6 +8,8 @@ host is updated in the same run.
 
 from __future__ import annotations
 
+import gzip
+import os
 import socket
 import subprocess
 import threading
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from smartreader.net.fetch import ACCEPT_ENCODING, Fetcher, FetchLimits
+from smartreader.net.fetch import ACCEPT_ENCODING, Fetcher, FetchLimits, MiB
 from smartreader.storage.store import Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
@@ -44,6 +46,13 @@ def _gzip_of_zeros(mib: int) -> bytes:
     return b"".join([*(comp.compress(block) for _ in range(mib)), comp.flush()])
 
 
+def _half_a_gzip() -> bytes:
+    doc = rss(item("a", "A") + item("b", "B")
+              + "".join(item(f"new{i}", f"New {i} " + "x" * 200) for i in range(40)))  # fmt: skip
+    whole = gzip.compress(doc)
+    return whole[: len(whole) // 2]
+
+
 FAULTS = {
     # row 8: gzip header on a plain body
     "fake gzip": Reply(raw_body=GOOD, headers={"Content-Encoding": "gzip"}),
@@ -54,6 +63,9 @@ FAULTS = {
     # row 9: Content-Length 10 000, 5 000 sent, then close
     "truncated": Reply(body=GOOD[:60] + b"x" * 4940, headers={"Content-Length": "10000"},
                        content_length=False),
+    # row 9: half a gzip file, with a Content-Length that matches what is sent (the
+    # half holds new items: none may be stored)
+    "truncated gzip": Reply(raw_body=_half_a_gzip(), headers={"Content-Encoding": "gzip"}),
     # row 4: declared 200 MiB
     "huge length": Reply(body=b"x" * 1000, headers={"Content-Length": str(200 * 1024 * 1024)},
                          content_length=False),
@@ -71,8 +83,9 @@ FAULTS = {
 }  # fmt: skip
 EXPECTED_WORDS = {
     "fake gzip": "corrupt", "corrupt gzip": "corrupt", "unrequested br": "encoding",
-    "truncated": "protocol", "huge length": "too large", "empty 200": "empty",
-    "html page": "web page", "404": "not found", "500": "server error", "xxe": "entities",
+    "truncated": "protocol", "truncated gzip": "truncated", "huge length": "too large",
+    "empty 200": "empty", "html page": "web page", "404": "not found", "500": "server error",
+    "xxe": "entities",
 }  # fmt: skip
 
 
@@ -140,17 +153,25 @@ def test_stall_before_headers_hits_the_read_timeout(feed_server: FeedServer) -> 
     assert time.monotonic() - t < 5.0
 
 
-def test_huge_content_length_is_refused_before_reading(feed_server: FeedServer) -> None:
-    """Row 4: nothing of the body is read when the declared length is over the cap."""
-    feed_server.route(
-        "/feed",
-        Reply(body=b"x" * 2_000_000, headers={"Content-Length": str(200 * 1024 * 1024)},
-              content_length=False),
-    )  # fmt: skip
-    with Fetcher(trust_env=False) as f:
+@pytest.mark.parametrize("coding", ["", "gzip", "deflate"])
+def test_huge_content_length_is_refused_before_reading(
+    feed_server: FeedServer, coding: str
+) -> None:
+    """Row 4: nothing of the body is read when the declared length is over the cap,
+    whatever the Content-Encoding (with one, it used to be read up to the cap first)."""
+    body = os.urandom(2 * MiB)  # incompressible: the wire bytes are ~2 MiB
+    if coding:
+        comp = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS if coding == "gzip" else 15)
+        body = comp.compress(body) + comp.flush()
+    headers = {"Content-Length": str(200 * MiB)}
+    if coding:
+        headers["Content-Encoding"] = coding
+    feed_server.route("/feed", Reply(raw_body=body, headers=headers, content_length=False))
+    with Fetcher(trust_env=False, limits=FetchLimits(max_body_bytes=MiB)) as f:
         r = f.fetch(feed_server.url("/feed"))
-    assert r.status == "error" and "too large" in (r.error or "")
-    assert r.bytes_read < 64 * 1024
+    assert r.status == "error"
+    assert r.error == f"response too large ({200 * MiB} bytes; the limit is {MiB} bytes)"
+    assert r.bytes_read == 0
 
 
 def test_we_never_ask_for_brotli() -> None:
