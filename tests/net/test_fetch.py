@@ -516,13 +516,18 @@ def test_userinfo_in_location_is_not_used(
 # -- limits -------------------------------------------------------------------------------
 
 
+def _timed_fetch(url: str, limits: FetchLimits, clock: Clock) -> tuple[FetchResult, float]:
+    """The result of one fetch under ``limits``, and how long it took (s)."""
+    with Fetcher(now=clock, trust_env=False, limits=limits) as f:
+        t = time.monotonic()
+        r = f.fetch(url)
+        return r, time.monotonic() - t
+
+
 def test_slow_drip_hits_the_total_deadline(feed_server: FeedServer, clock: Clock) -> None:
     feed_server.route("/feed", Reply(body=b"x" * 10_000, drip=0.05))
     limits = FetchLimits(total_timeout=1.5, read_timeout=1.0)
-    with Fetcher(now=clock, trust_env=False, limits=limits) as f:
-        t = time.monotonic()
-        r = f.fetch(feed_server.url("/feed"))
-        elapsed = time.monotonic() - t
+    r, elapsed = _timed_fetch(feed_server.url("/feed"), limits, clock)
     assert r.status == "error"
     assert r.error is not None and "timed out" in r.error
     assert 1.4 <= elapsed < 2.5
@@ -537,10 +542,7 @@ def test_a_drip_just_inside_the_read_timeout_ends_at_the_total_deadline(
     gets at most the time left."""
     feed_server.route("/feed", Reply(body=b"x" * 100, drip=2.9))
     limits = FetchLimits(total_timeout=3.0, read_timeout=3.0)
-    with Fetcher(now=clock, trust_env=False, limits=limits) as f:
-        t = time.monotonic()
-        r = f.fetch(feed_server.url("/feed"))
-        elapsed = time.monotonic() - t
+    r, elapsed = _timed_fetch(feed_server.url("/feed"), limits, clock)
     assert r.status == "error" and r.body is None
     assert r.error == "timed out: the fetch took longer than 3 s in total"
     assert 2.9 <= elapsed < 3.0 + 1.5  # was ~5.8 s
@@ -550,10 +552,7 @@ def test_a_drip_just_inside_the_read_timeout_ends_at_the_total_deadline(
 def test_silent_server_hits_the_total_deadline(feed_server: FeedServer, clock: Clock) -> None:
     feed_server.route("/feed", Reply(body=FEED, delay=10))
     limits = FetchLimits(total_timeout=1.0, read_timeout=30.0)
-    with Fetcher(now=clock, trust_env=False, limits=limits) as f:
-        t = time.monotonic()
-        r = f.fetch(feed_server.url("/feed"))
-        elapsed = time.monotonic() - t
+    r, elapsed = _timed_fetch(feed_server.url("/feed"), limits, clock)
     assert r.status == "error"
     assert r.error is not None and "timed out" in r.error
     assert elapsed < 2.0
