@@ -34,13 +34,18 @@ class ImportReport:
 
     def summary(self) -> str:
         """``"imported 3 feeds, 1 already subscribed, 2 problems"``."""
-        text = f"imported {len(self.added)} feed{'' if len(self.added) == 1 else 's'}"
+        text = f"imported {_count(len(self.added), 'feed')}"
         if self.already:
-            text += f", {self.already} already subscribed"
+            text += f", {self.already:,} already subscribed"
         if self.problems:
-            n = len(self.problems)
-            text += f", {n} problem{'' if n == 1 else 's'}"
+            text += f", {_count(len(self.problems), 'problem')}"
         return text
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 feed', '1,234 feeds' (as the GUI's ``count_of``, which this module, without
+    Qt, cannot import)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _number(low: float, high: float, scale: float = 1.0) -> Callable[[str], float]:
@@ -161,8 +166,7 @@ class Unsubscribed:
     password_problem: str | None = None  # the keyring kept its password: why
 
     def summary(self) -> str:
-        n = self.articles
-        text = f"unsubscribed from “{self.title}”: {n:,} article{'' if n == 1 else 's'} deleted"
+        text = f"unsubscribed from “{self.title}”: {_count(self.articles, 'article')} deleted"
         if self.starred:
             text += f", {self.starred:,} of them starred"
         return text

@@ -157,13 +157,13 @@ class FlagCommand(QUndoCommand):
         if self._done:
             self._done = False
             return
-        self._apply(self.value)
+        self.apply(self.value)
 
     def undo(self) -> None:
         # Articles deleted since (unsubscribed, purged) are simply not found.
-        self._apply(not self.value)
+        self.apply(not self.value)
 
-    def _apply(self, value: bool) -> None:
+    def apply(self, value: bool) -> None:
         store = self.win.store
         (store.set_read if self.column == "read" else store.set_starred)(self.ids, value)
         if self.whole_list:
@@ -883,12 +883,12 @@ class MainWindow(QMainWindow):
         if row is None:
             return
         value = not getattr(row, column)
-        (self.store.set_read if column == "read" else self.store.set_starred)([eid], value)
-        self._flags_changed([eid])
         # On the undo stack too, so Ctrl+Z after "m" undoes the "m", not an older step.
         title = elide(row.title, 40).replace("&", "&&")  # not a menu mnemonic
-        text = f"{on_text if value else off_text} “{title}”"
-        self.undo_stack.push(FlagCommand(self, text, [eid], column, value))
+        command = FlagCommand(self, f"{on_text if value else off_text} “{title}”", [eid],
+                              column, value)  # fmt: skip
+        command.apply(value)
+        self.undo_stack.push(command)
 
     def mark_all_read(self) -> None:
         """Mark what the list shows as read: a search's or the starred view's
@@ -1118,12 +1118,13 @@ class MainWindow(QMainWindow):
             if self.current_key() == "smart:unread":
                 self._apply_query()
         summary = report.summary()
-        self.statusBar().showMessage(summary[0].upper() + summary[1:], 8000)
+        summary = summary[0].upper() + summary[1:]
+        self.statusBar().showMessage(summary, 8000)
         if report.problems:
             # Not modal: the import is done; this only says what was left out.
             box = message_box(QMessageBox.Icon.Information, "Import OPML",
-                              f"{summary[0].upper() + summary[1:]}: the details say "
-                              "what was left out.", self)  # fmt: skip
+                              f"{summary}: the details say what was left out.",
+                              self)  # fmt: skip
             box.setDetailedText("\n".join(report.problems))
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.open()

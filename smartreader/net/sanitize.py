@@ -210,9 +210,7 @@ def sanitize_html(fragment: str, base: str | None = None) -> tuple[str, bool]:
         fragment = fragment[:MAX_HTML_CHARS]
     fragment = _CONTROL.sub("", fragment)
     if nesting_depth(fragment) > MAX_DEPTH:
-        # Pathological nesting: keep the words, drop the structure.
-        text = html.unescape(_ANY_TAG.sub(" ", fragment))
-        return text_to_html(text) + "<p><em>[formatting removed: nested too deeply]</em></p>", True
+        return _flattened(fragment), True
 
     def attribute_filter(tag: str, attr: str, value: str) -> str | None:
         if attr in URL_ATTRIBUTES:
@@ -239,9 +237,14 @@ def tame_stored(markup: str) -> str:
     """Sanitised HTML as stored by an older version, made safe to lay out: the
     same depth limits as ``sanitize_html`` (their absence froze the window)."""
     if nesting_depth(markup) > MAX_DEPTH:
-        text = html.unescape(_ANY_TAG.sub(" ", markup))
-        return text_to_html(text) + "<p><em>[formatting removed: nested too deeply]</em></p>"
+        return _flattened(markup)
     return limit_tables(markup)
+
+
+def _flattened(markup: str) -> str:
+    """Pathological nesting: keep the words, drop the structure."""
+    text = html.unescape(_ANY_TAG.sub(" ", markup))
+    return text_to_html(text) + "<p><em>[formatting removed: nested too deeply]</em></p>"
 
 
 def plain_text(value: str | None, *, is_html: bool = False, limit: int = MAX_TEXT_CHARS) -> str:
