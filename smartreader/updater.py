@@ -134,13 +134,17 @@ def _missing_password_error(feed: Feed) -> str:
     )
 
 
-def _not_into_local_network(source: str, urls: list[str]) -> list[str]:
+def _not_into_local_network(source: str, urls: list[str]) -> tuple[list[str], bool]:
     """``urls`` named by the document at ``source``, without those on loopback or
     private addresses unless ``source`` is itself there: a public page or feed
-    must not point our requests into the user's own network (router admin pages)."""
+    must not point our requests into the user's own network (router admin pages).
+
+    Also whether they must be fetched ``public_only``: a name that checks as
+    public here may answer a local address when connected to (DNS rebinding).
+    """
     if is_local_host(urlsplit(source).hostname or ""):
-        return urls
-    return [u for u in urls if not is_local_host(urlsplit(u).hostname or "")]
+        return urls, False
+    return [u for u in urls if not is_local_host(urlsplit(u).hostname or "")], True
 
 
 def _merge_hints(headers: ServerHints, doc: ParsedFeed | None) -> ServerHints:
@@ -320,9 +324,13 @@ class Updater:
             return result.final_url or url, result
         page = result.final_url or url
         candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
-        candidates = _not_into_local_network(page, candidates)
+        candidates, public_only = _not_into_local_network(page, candidates)
         for cand in candidates:
-            r = self.fetcher.fetch(cand, auth=auth if host_of(cand) == host_of(url) else None)
+            r = self.fetcher.fetch(
+                cand,
+                auth=auth if host_of(cand) == host_of(url) else None,
+                public_only=public_only,
+            )
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
                 return r.final_url or cand, r
         raise ParseError(
@@ -673,11 +681,12 @@ class Updater:
             return
         data: bytes | None = None
         # the site link and <image> come from the feed
-        candidates = _not_into_local_network(
+        candidates, public_only = _not_into_local_network(
             feed.url, favicon.icon_candidates(feed.url, doc.link or feed.site_link, doc.icon)
         )
         for url in candidates:
-            r = self.fetcher.fetch(url)  # no credentials: an icon is not the feed
+            # no credentials: an icon is not the feed
+            r = self.fetcher.fetch(url, public_only=public_only)
             if r.status == "ok" and r.body and favicon.sniff_image(r.body):
                 data = r.body
                 break

@@ -181,23 +181,6 @@ def error_backoff(consecutive_errors: int, rng: random.Random) -> float:
     return base * rng.uniform(1.0 - ERROR_BACKOFF_JITTER, 1.0 + ERROR_BACKOFF_JITTER)
 
 
-PERMANENT_REDIRECT_THRESHOLD = 3
-
-
-def should_update_url(
-    consecutive_sightings: int, threshold: int = PERMANENT_REDIRECT_THRESHOLD
-) -> bool:
-    """Whether to replace a feed's stored URL with its permanent-redirect target.
-
-    ``consecutive_sightings`` counts the fetches in a row, this one included,
-    whose ``permanent_redirect`` was the same target (the pipeline keeps that
-    counter in the database and resets it when the target changes or a fetch
-    is not redirected). One 301 can be a misconfiguration; a redirect seen
-    ``threshold`` times in a row is taken as meant (FRB130/131).
-    """
-    return consecutive_sightings >= max(1, threshold)
-
-
 # -- plumbing ---------------------------------------------------------------
 
 
@@ -577,11 +560,16 @@ class Fetcher:
         etag: str | None = None,
         last_modified: str | None = None,
         auth: tuple[str, str] | None = None,
+        public_only: bool = False,
     ) -> FetchResult:
         """One conditional GET of ``url``. Never raises for network or HTTP trouble.
 
         ``auth`` is (user name, password) for HTTP Basic; if absent, userinfo in
         ``url`` is used. Either way the URL is sent and reported without it.
+
+        ``public_only``: ``url`` was named by a public document (a discovered feed,
+        an icon), not by the user, so neither it nor its redirects may connect to
+        a local or private address, whatever its name answers to a check.
         """
         fetched_at = self._now()
         started = time.monotonic()
@@ -599,6 +587,7 @@ class Fetcher:
             auth=auth,
             fetched_at=fetched_at,
             started=started,
+            public_only=public_only,
         )
         return run.execute()
 
@@ -616,8 +605,10 @@ class _Run:
         auth: tuple[str, str] | None,
         fetched_at: float,
         started: float,
+        public_only: bool = False,
     ) -> None:
         self.f = fetcher
+        self.public_only = public_only
         self.limits = fetcher.limits
         self.url = url
         self.etag = etag
@@ -705,8 +696,8 @@ class _Run:
         # Whether the feed itself is on a local address, decided once, at the first
         # redirect (a second lookup could answer differently). The feed is fetched
         # wherever it is (the user chose it); a public feed's redirects must stay public.
-        feed_local: bool | None = None
-        local_ok = True
+        feed_local: bool | None = False if self.public_only else None
+        local_ok = not self.public_only
         seen = {str(_strip_fragment(target))}
         try:
             while True:
@@ -818,12 +809,18 @@ class _Run:
         if guard.found(exc, guard.DeadlineExceeded) is not None:
             return self._deadline_message()
         self._check_deadline()
+        slow = guard.found(exc, guard.LookupTimeout)
+        if slow is not None:
+            return (
+                f"timed out looking up {slow.host}: no answer from the name server "
+                f"within {slow.seconds:g} s"
+            )
         refused = guard.found(exc, guard.LocalAddressRefused)
         if refused is not None:
-            return (
-                "redirected from a public site to a local or private address "
-                f"({refused.host} resolves to {refused.address}); refused"
-            )
+            where = f"({refused.host} resolves to {refused.address}); refused"
+            if not self.hops:
+                return f"a public page pointed to a local or private address {where}"
+            return f"redirected from a public site to a local or private address {where}"
         return _describe_exception(exc)
 
     def _handle(

@@ -5,13 +5,16 @@ response, and it resolves a host name when it connects, after any check we made
 on that name. So, on their own,
 
 * a server dripping one byte just inside the read timeout holds a fetch for as
-  long as it likes (the total deadline was checked between reads), and
+  long as it likes (the total deadline was checked between reads),
+* a name server that is slow to answer holds it for as long as the system's
+  resolver waits (``getaddrinfo`` takes no timeout), and
 * a redirect target whose name answers a public address to our check and a local
   one to the connection (DNS rebinding) reaches the user's network.
 
 This module sits under httpx as httpcore's network backend. While a fetch runs
-inside ``scope(deadline, local_ok)``, every connect, read, write and TLS
-handshake of its thread is given at most the time left before ``deadline``; and
+inside ``scope(deadline, local_ok)``, every name lookup, connect, read, write
+and TLS handshake of its thread is given at most the time left before
+``deadline`` (a lookup also at most the connect timeout); and
 when ``local_ok`` is false the host is resolved once, refused if any answer is a
 local address, and connected to the very addresses checked. A kept-alive
 connection to a local address is refused too before a request is written to it.
@@ -32,6 +35,7 @@ was the cause.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -46,6 +50,7 @@ __all__ = [
     "DeadlineExceeded",
     "GuardedBackend",
     "LocalAddressRefused",
+    "LookupTimeout",
     "found",
     "install",
     "scope",
@@ -87,6 +92,15 @@ class _ReadDeadline(DeadlineExceeded, httpcore.ReadTimeout):
 
 class _WriteDeadline(DeadlineExceeded, httpcore.WriteTimeout):
     pass
+
+
+class LookupTimeout(httpcore.ConnectTimeout):
+    """The name server did not answer within the connect timeout."""
+
+    def __init__(self, host: str, seconds: float) -> None:
+        super().__init__(f"looking up {host} took longer than {seconds:g} s")
+        self.host = host
+        self.seconds = seconds
 
 
 class LocalAddressRefused(httpcore.ConnectError):
@@ -140,6 +154,40 @@ def _bounded(
         if by_deadline:
             raise error("the fetch's total deadline has passed") from exc
         raise
+
+
+def _lookup(host: str, port: int, timeout: float | None) -> list[Any]:
+    """``getaddrinfo`` within the connect timeout and the time left.
+
+    The resolver has no timeout of its own to pass (a slow or hostile name server
+    holds it for as long as the system allows), so the lookup runs on a daemon
+    thread and is abandoned, not waited for, when the time is up.
+    """
+    limit, by_deadline = _limit(timeout, _ConnectDeadline)  # none once past the deadline
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def resolve() -> None:
+        try:
+            box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=resolve, name=f"lookup {host}", daemon=True).start()
+    if limit is None:
+        done.wait()  # no scope and no timeout: as httpcore's own backend
+    elif not done.wait(limit):
+        if by_deadline:
+            raise _ConnectDeadline("the fetch's total deadline has passed")
+        raise LookupTimeout(host, limit)
+    error = box.get("error")
+    if isinstance(error, (OSError, UnicodeError)):
+        raise httpcore.ConnectError(str(error)) from error
+    if error is not None:
+        raise error
+    return list(box["infos"])
 
 
 class _GuardedStream(httpcore.NetworkStream):
@@ -222,11 +270,7 @@ class GuardedBackend(httpcore.NetworkBackend):
         if not self._police:
             return _GuardedStream(connect(host), host, host, None)
         current = _SCOPE.get()
-        _limit(timeout, _ConnectDeadline)  # no lookup once the deadline has passed
-        try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (OSError, UnicodeError) as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
+        infos = _lookup(host, port, timeout)
         # Connect to exactly the addresses checked here: no second lookup.
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         if current is not None and not current.local_ok:

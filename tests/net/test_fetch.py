@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import base64
+import socket
 import threading
 import time
 import zlib
 from collections.abc import Iterator
 from email.utils import formatdate
+from typing import Any
 
 import pytest
 
@@ -556,6 +558,50 @@ def test_silent_server_hits_the_total_deadline(feed_server: FeedServer, clock: C
     assert r.status == "error"
     assert r.error is not None and "timed out" in r.error
     assert elapsed < 2.0
+
+
+def _slow_dns(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """``*.example`` names answer 127.0.0.1 after ``seconds`` (a slow or hostile
+    name server; a resolver cannot be real here)."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(host).endswith(".example"):
+            time.sleep(seconds)
+            host = "127.0.0.1"
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize(
+    ("limits", "error"),
+    [
+        (FetchLimits(total_timeout=1.0, connect_timeout=10.0),
+         "timed out: the fetch took longer than 1 s in total"),
+        (FetchLimits(total_timeout=30.0, connect_timeout=1.0),
+         "timed out looking up slow.example: no answer from the name server within 1 s"),
+    ],
+    ids=["total-deadline", "connect-timeout"],
+)  # fmt: skip
+def test_a_slow_name_lookup_is_bounded(
+    feed_server: FeedServer,
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+    limits: FetchLimits,
+    error: str,
+) -> None:
+    """getaddrinfo takes no timeout: a name server answering after 4 s held a
+    1 s fetch for 4 s. The lookup now gets the time left, like every socket call."""
+    _slow_dns(monkeypatch, 4.0)
+    feed_server.route("/feed", Reply(body=FEED))
+    url = f"http://slow.example:{feed_server.port}/feed"
+    r, elapsed = _timed_fetch(url, limits, clock)
+    assert r.status == "error" and r.error == error
+    assert elapsed < 2.5  # was 4 s and more
+    assert feed_server.requests == []
+    _slow_dns(monkeypatch, 0.0)
+    assert _timed_fetch(url, limits, clock)[0].status == "ok"
 
 
 @pytest.fixture(scope="module")

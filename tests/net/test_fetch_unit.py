@@ -16,7 +16,6 @@ from smartreader.net.fetch import (
     Fetcher,
     FetchLimits,
     error_backoff,
-    should_update_url,
 )
 
 FEED = b"<rss/>"
@@ -76,17 +75,6 @@ def test_error_backoff_jitter_is_within_20_percent_and_varies() -> None:
         assert len(values) > 1
     # Same seed, same schedule (reproducible simulations).
     assert error_backoff(4, random.Random(1)) == error_backoff(4, random.Random(1))
-
-
-def test_should_update_url_after_consistent_sightings() -> None:
-    assert not should_update_url(0)
-    assert not should_update_url(1)
-    assert not should_update_url(2)
-    assert should_update_url(3)
-    assert should_update_url(10)
-    assert should_update_url(1, threshold=1)
-    assert should_update_url(1, threshold=0)  # a threshold below 1 still needs one sighting
-    assert not should_update_url(0, threshold=0)
 
 
 # -- header details ----------------------------------------------------------------

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from smartreader.errors import ParseError
 from smartreader.net.fetch import Fetcher, is_local_host
 from smartreader.storage import Store
 from smartreader.updater import Updater
@@ -149,6 +151,7 @@ class RebindingDNS:
         monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 ROUTER = b"<rss version='2.0'><channel><title>router admin</title></channel></rss>"
 
 
@@ -223,3 +226,72 @@ def test_every_pool_of_the_default_client_is_guarded(monkeypatch: pytest.MonkeyP
         assert f.guarded
     with Fetcher(transport=httpx.MockTransport(lambda r: httpx.Response(200))) as f:
         assert not f.guarded  # nothing to guard: no sockets
+
+
+def test_a_discovered_feed_that_rebinds_to_a_local_address_is_never_contacted(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Adding a public site: the feed its page links to is named by the page, not
+    the user, so its connection must not reach a local address either, even when
+    its name checks as public (before: only the name was checked, and the request
+    to /admin went out)."""
+    dns = RebindingDNS(monkeypatch)
+    port = feed_server.port
+    page = (
+        b"<html><head><link rel=alternate type=application/rss+xml "
+        b"href='http://rebind.example:%d/admin'></head></html>" % port
+    )
+    feed_server.route("/", Reply(body=page, headers={"Content-Type": "text/html"}))
+    feed_server.route("/admin", Reply(body=ROUTER))
+    with Store(tmp_path / "db.sqlite3") as store:
+        up = Updater(store, fetcher=Fetcher(trust_env=False))
+        try:
+            with pytest.raises(ParseError, match="no feed found"):
+                up.subscribe(f"http://site.example:{port}/")
+        finally:
+            up.close()
+        assert store.feeds() == []
+    assert [q.path for q in feed_server.requests] == ["/"]
+    assert dns.connects == ["site.example", "rebind.example"]
+
+
+def test_an_icon_that_rebinds_to_a_local_address_is_never_contacted(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The feed's ``<image>`` names an icon on a name that checks as public and
+    connects to the local network: the icon lookup must not reach it."""
+    RebindingDNS(monkeypatch)
+    port = feed_server.port
+    feed = (
+        b"<?xml version='1.0'?><rss version='2.0'><channel><title>Innocent</title>"
+        b"<image><title>x</title><link>http://icon.example:%d/</link>"
+        b"<url>http://icon.example:%d/reboot.png</url></image>"
+        b"<item><guid>1</guid><title>hello</title></item></channel></rss>" % (port, port)
+    )
+    feed_server.route("/feed.xml", Reply(body=feed))
+    feed_server.route("/reboot.png", Reply(body=PNG))
+    with Store(tmp_path / "db.sqlite3") as store:
+        up = Updater(store, fetcher=Fetcher(trust_env=False), fetch_icons=True)
+        try:
+            fid = up.subscribe(f"http://feed.example:{port}/feed.xml")
+            assert store.feed(fid).status == "active"  # the feed itself: the user's choice
+        finally:
+            up.close()
+    assert [q.path for q in feed_server.requests] == ["/feed.xml"]
+
+
+def test_public_only_refuses_the_first_connection_and_says_why(
+    feed_server: FeedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    RebindingDNS(monkeypatch)
+    feed_server.route("/admin", Reply(body=ROUTER))
+    url = f"http://rebind.example:{feed_server.port}/admin"
+    with Fetcher(trust_env=False) as f:
+        r = f.fetch(url, public_only=True)
+        assert r.status == "error" and r.body is None
+        assert r.error == (
+            "a public page pointed to a local or private address "
+            "(rebind.example resolves to 127.0.0.1); refused"
+        )
+        assert feed_server.requests == []
+        assert f.fetch(url).status == "ok"  # the user's own choice of the same address
