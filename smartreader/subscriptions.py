@@ -137,7 +137,7 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     report = ImportReport(problems=list(result.problems))
     for sub in result.subscriptions:
         url, user, password = credentials.split_userinfo(sub.url)
-        if store.feed_id_by_url(url) is not None:
+        if store.feed_id_by_address(url) is not None:  # also under an address it left
             report.already += 1
             continue
         changes, problems = parse_settings(sub)

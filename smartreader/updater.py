@@ -302,8 +302,15 @@ class Updater:
             raise UsageError(f"only http and https feeds are supported, not {clean!r}")
         auth = (user, password or "") if user else None
         feed_url, result = self._resolve_feed(clean, auth)
-        if self.store.feed_id_by_url(feed_url) is not None:
-            raise UsageError(f"already subscribed to {feed_url}")
+        existing = self.store.feed_id_by_address(feed_url)
+        if existing is not None:
+            now_at = self.store.feed(existing).url
+            if now_at == feed_url:
+                raise UsageError(f"already subscribed to {credentials.redact(feed_url)}")
+            raise UsageError(
+                f"already subscribed to {credentials.redact(feed_url)}: the feed has "
+                f"moved to {credentials.redact(now_at)}"
+            )
         if user:
             # Fails loudly (CredentialsError) when no keyring exists: nothing is
             # ever written in plain text.

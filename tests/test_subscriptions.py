@@ -161,3 +161,37 @@ def test_unsubscribing_an_unknown_feed_is_a_clear_error(two):
     with pytest.raises(UsageError, match="no feed with id 99"):
         unsubscribe(store, 99)
     assert [f.id for f in store.feeds()] == [fid]
+
+
+def test_an_old_opml_file_does_not_bring_back_a_feed_that_moved(tmp_path):
+    """A feed that has moved (its old address kept in ``previous_urls``) is the
+    same subscription: re-importing an OPML file written before the move, or by
+    another reader, must not add a second copy under the old address."""
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed("http://moved.example/rss", title="Moved")
+        store.add_feed("https://other.example/feed")
+        before, _ = export_opml(store)
+        # the old address went away, the feed took its new one (§3.2)
+        store.record_fetch(
+            FetchRecord(fid, 1.0e9, "ok", redirect_url="https://new.example/feed",
+                        redirect_adopt=True)
+        )  # fmt: skip
+        moved = store.feed(fid)
+        assert moved.url == "https://new.example/feed"
+        assert moved.previous_urls == ("http://moved.example/rss",)
+        report = import_opml(store, before)
+        assert report.added == [] and report.already == 2
+        assert store.feed_id_by_address("http://moved.example/rss") == fid
+        assert store.feed_id_by_url("http://moved.example/rss") is None
+        assert store.feed_id_by_address("http://never.example/rss") is None
+        assert len(store.feeds()) == 2
+
+
+def test_a_damaged_address_history_does_not_stop_an_import(tmp_path):
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed("https://a.example/feed")
+        with store._tx() as cur:  # a hand edit, or a newer version's format
+            cur.execute("UPDATE feeds SET previous_urls = '{not json' WHERE id = ?", (fid,))
+        data = b"<opml version='2.0'><body><outline xmlUrl='https://b.example/feed'/></body></opml>"
+        report = import_opml(store, data)
+        assert len(report.added) == 1 and report.problems == []

@@ -562,6 +562,21 @@ class Store:
         rows = self._q("SELECT id FROM feeds WHERE url = ?", (url,))
         return int(rows[0][0]) if rows else None
 
+    def feed_id_by_address(self, url: str) -> int | None:
+        """The feed at ``url`` now, or else one that has moved away from it (its
+        ``previous_urls``): subscribing to an old address again, from an old OPML
+        file or bookmark, would make a second copy of the same feed."""
+        found = self.feed_id_by_url(url)
+        if found is not None:
+            return found
+        rows = self._q(
+            "SELECT feeds.id FROM feeds, json_each(CASE WHEN json_valid(previous_urls) "
+            "THEN previous_urls ELSE '[]' END) AS old WHERE old.value = ? "
+            "ORDER BY feeds.id LIMIT 1",
+            (url,),
+        )
+        return int(rows[0][0]) if rows else None
+
     _FEED_SQL = (
         "SELECT feeds.*, folders.name AS folder FROM feeds "
         "LEFT JOIN folders ON folders.id = feeds.folder_id"

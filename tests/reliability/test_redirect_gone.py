@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from smartreader.errors import UsageError
 from smartreader.storage.store import Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, RecordedRequest, Reply
@@ -99,6 +100,22 @@ def test_old_address_gone_takes_the_pending_move_at_once(
     feed_server.clear()
     assert up.update([fid])[0].status in ("ok", "not_modified")
     assert [r.route_path for r in feed_server.requests] == ["/new"]
+
+
+def test_adding_a_feeds_old_address_again_says_where_it_went(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    """The old address answers a feed again (a stale copy): adding it would make a
+    second copy of the feed the user already has under its new address."""
+    store, up = app
+    old, new, fid = pending_move(feed_server, up, 410, Reply(body=NEW_ITEMS))
+    up.update([fid])  # the 410: the feed moves to /new now
+    assert store.feed(fid).url == new
+    feed_server.route("/old", Reply(body=OLD_ITEMS))
+    with pytest.raises(UsageError) as caught:
+        up.subscribe(old)
+    assert str(caught.value) == f"already subscribed to {old}: the feed has moved to {new}"
+    assert [f.id for f in store.feeds()] == [fid]
 
 
 def test_a_scheduled_fetch_spends_the_new_address_from_the_budget(
