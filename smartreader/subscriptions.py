@@ -19,7 +19,7 @@ from typing import Any
 from smartreader.errors import CredentialsError
 from smartreader.net import credentials
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
-from smartreader.storage.store import Feed, Store
+from smartreader.storage.store import Feed, FeedSnapshot, Store
 
 TITLE = "smartreader subscriptions"
 
@@ -158,12 +158,28 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     return report
 
 
+# An unsubscribe keeps what it deleted in memory for its undo only up to this much
+# article text: a huge feed is not undoable (the question says so).
+UNDO_MAX_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Resubscribe:
+    """What an unsubscribe deleted, held to undo it (``resubscribe``)."""
+
+    snapshot: FeedSnapshot
+    spent: tuple[float, ...]  # the feed's requests it left counted in the 24 h cap
+    password: str | None  # read before it was deleted; None: none, or unreadable
+    session_only: bool  # the password was kept for the session, not in the keyring
+
+
 @dataclass(frozen=True)
 class Unsubscribed:
     title: str
     articles: int  # deleted with the feed
     starred: int  # of those, starred
     password_problem: str | None = None  # the keyring kept its password: why
+    undo: Resubscribe | None = None  # asked for and small enough to hold
 
     def summary(self) -> str:
         text = f"unsubscribed from “{self.title}”: {_count(self.articles, 'article')} deleted"
@@ -172,13 +188,30 @@ class Unsubscribed:
         return text
 
 
-def unsubscribe(store: Store, feed_id: int) -> Unsubscribed:
+def undoable(store: Store, feed_id: int) -> bool:
+    """Whether unsubscribing from the feed can be undone (its text is small
+    enough to hold in memory until then)."""
+    return store.feed_text_bytes(feed_id) <= UNDO_MAX_BYTES
+
+
+def unsubscribe(store: Store, feed_id: int, *, keep_for_undo: bool = False) -> Unsubscribed:
     """Delete a feed with its articles, and forget its saved password: a keyring
     entry for a feed that no longer exists is a secret nobody can see or remove.
-    A keyring that fails does not undo the unsubscribe; the result says why."""
+    A keyring that fails does not undo the unsubscribe; the result says why.
+
+    ``keep_for_undo``: the result holds everything deleted, password included,
+    unless the feed is over ``UNDO_MAX_BYTES``."""
     feed = store.feed(feed_id)  # UsageError for an unknown id
     articles, starred = store.entry_count(feed_id), store.starred_count(feed_id)
-    store.delete_feed(feed_id)
+    snapshot = store.snapshot_feed(feed_id, max_bytes=UNDO_MAX_BYTES) if keep_for_undo else None
+    password, session_only = None, False
+    if snapshot is not None and feed.auth_username:
+        session_only = credentials.kept_for_session(feed.url, feed.auth_username)
+        try:
+            password = credentials.get_password(feed.url, feed.auth_username)
+        except CredentialsError as e:  # the undo then asks for it again
+            log.info("cannot read the password of %s to undo: %s", credentials.redact(feed.url), e)
+    spent = store.delete_feed(feed_id)
     problem = None
     if feed.auth_username:
         try:
@@ -187,4 +220,28 @@ def unsubscribe(store: Store, feed_id: int) -> Unsubscribed:
             problem = str(e)
             log.warning("unsubscribed from %s; its password stays in the keyring: %s",
                         credentials.redact(feed.url), e)  # fmt: skip
-    return Unsubscribed(feed.display_title, articles, starred, problem)
+    undo = None if snapshot is None else Resubscribe(snapshot, spent, password, session_only)
+    return Unsubscribed(feed.display_title, articles, starred, problem, undo)
+
+
+def resubscribe(store: Store, undo: Resubscribe) -> tuple[int, str | None]:
+    """Undo an unsubscribe: the feed, its articles (read, starred), its fetch log,
+    alerts, learned schedule and password come back. Returns its id and, when its
+    password could not be put back, why (the feed is back all the same). Raises
+    UsageError when another feed has taken its address meanwhile."""
+    fid = store.restore_feed(undo.snapshot, spent=undo.spent)
+    user = undo.snapshot.feed.get("auth_username")
+    url = str(undo.snapshot.feed["url"])
+    if not user:
+        return fid, None
+    if undo.password is None:
+        return fid, "its password could not be read before; enter it in the feed's properties"
+    if undo.session_only:
+        credentials.keep_for_session(url, user, undo.password)
+        return fid, None
+    try:
+        credentials.store_password(url, user, undo.password)
+    except CredentialsError as e:
+        credentials.keep_for_session(url, user, undo.password)  # usable until quit
+        return fid, f"the keyring refused its password, kept for this session only ({e})"
+    return fid, None

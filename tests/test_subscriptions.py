@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import pytest
 
+from smartreader import subscriptions
 from smartreader.core.models import ParsedEntry
 from smartreader.errors import ParseError, UsageError
 from smartreader.net import credentials
 from smartreader.net.opml import NS, parse_opml
 from smartreader.storage.store import FetchRecord, Store
-from smartreader.subscriptions import export_opml, import_opml, unsubscribe
+from smartreader.subscriptions import (
+    export_opml,
+    import_opml,
+    resubscribe,
+    undoable,
+    unsubscribe,
+)
 from tests.keyrings import MemoryKeyring, installed
 
 
@@ -195,3 +202,54 @@ def test_a_damaged_address_history_does_not_stop_an_import(tmp_path):
         data = b"<opml version='2.0'><body><outline xmlUrl='https://b.example/feed'/></body></opml>"
         report = import_opml(store, data)
         assert len(report.added) == 1 and report.problems == []
+
+
+def test_an_undone_unsubscribe_brings_back_the_feed_and_its_password(two):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 3, user="ann")
+    store.set_starred(store.entry_ids(feed_ids=[fid])[:1], True)
+    with installed(MemoryKeyring()) as kr:
+        credentials.store_password("https://p.example/f", "ann", "pw1")
+        done = unsubscribe(store, fid, keep_for_undo=True)
+        assert done.undo is not None and kr.data == {}
+        assert done.undo.password == "pw1"
+        back, problem = resubscribe(store, done.undo)
+        assert (back, problem) == (fid, None)
+        assert credentials.get_password("https://p.example/f", "ann") == "pw1"
+        assert not credentials.kept_for_session("https://p.example/f", "ann")
+    assert store.entry_count(fid) == 3 and store.starred_count(fid) == 1
+
+
+def test_a_session_only_password_comes_back_for_the_session_only(two):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 1, user="ann")
+    credentials.keep_for_session("https://p.example/f", "ann", "pw1")  # no keyring here
+    done = unsubscribe(store, fid, keep_for_undo=True)
+    assert done.undo is not None and done.password_problem is None
+    assert not credentials.kept_for_session("https://p.example/f", "ann")
+    assert resubscribe(store, done.undo) == (fid, None)
+    assert credentials.kept_for_session("https://p.example/f", "ann")
+    assert credentials.get_password("https://p.example/f", "ann") == "pw1"
+
+
+def test_a_keyring_that_fails_on_undo_keeps_the_password_for_the_session(two):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 1, user="ann")
+    with installed(MemoryKeyring()):
+        credentials.store_password("https://p.example/f", "ann", "pw1")
+        done = unsubscribe(store, fid, keep_for_undo=True)
+    assert done.undo is not None
+    back, problem = resubscribe(store, done.undo)  # the tests' keyring fails
+    assert back == fid and problem and problem.startswith("the keyring refused its password")
+    assert credentials.get_password("https://p.example/f", "ann") == "pw1"
+
+
+def test_a_feed_too_big_to_hold_is_not_kept_for_undo(two, monkeypatch):
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 3)
+    assert undoable(store, fid)
+    monkeypatch.setattr(subscriptions, "UNDO_MAX_BYTES", store.feed_text_bytes(fid) - 1)
+    assert not undoable(store, fid)
+    done = unsubscribe(store, fid, keep_for_undo=True)
+    assert done.undo is None and store.feeds() == []
+    assert unsubscribe(store, _with_articles(store, "https://q.example/f", 1)).undo is None

@@ -100,6 +100,14 @@ from smartreader.gui.safetext import ask, message_box, plain_label, warn
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
+from smartreader.subscriptions import (
+    Unsubscribed,
+    export_opml,
+    import_opml,
+    resubscribe,
+    undoable,
+    unsubscribe,
+)
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +178,35 @@ class FlagCommand(QUndoCommand):
             self.win._read_state_changed()
         else:
             self.win._flags_changed(self.ids)
+
+
+class UnsubscribeCommand(QUndoCommand):
+    """An unsubscribe that Edit ▸ Undo turns back: the feed returns whole (its
+    articles with their read and starred state, fetch log, alerts, learned
+    schedule and password). Pushed after the unsubscribe itself."""
+
+    def __init__(self, win: MainWindow, feed_id: int, title: str, done: Unsubscribed) -> None:
+        super().__init__(f"Unsubscribe from “{elide(title, 40)}”".replace("&", "&&"))
+        self.win, self.feed_id, self.done = win, feed_id, done
+        self._done = True
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        done = self.win._unsubscribe(self.feed_id, keep_for_undo=True)
+        if done is None or done.undo is None:  # failed, or grew too big to hold
+            self.setObsolete(True)
+        else:
+            self.done = done
+
+    def undo(self) -> None:
+        assert self.done.undo is not None
+        fid = self.win._resubscribe(self.done)
+        if fid is None:
+            self.setObsolete(True)  # cannot come back (its address is taken): drop the step
+        else:
+            self.feed_id = fid
 
 
 class ListColumns(QObject):
@@ -1027,19 +1064,53 @@ class MainWindow(QMainWindow):
         if confirm and not ask(self, "smartreader", question):
             return
         if node.kind == "feed":
-            from smartreader.subscriptions import unsubscribe
-
-            done = unsubscribe(self.store, int(node.id))
-            self.sched.feed_changed(int(node.id))
-            message = done.summary()
-            if done.password_problem:
-                message += f"; its password stays in the keyring ({done.password_problem})"
-            self.statusBar().showMessage(message[0].upper() + message[1:], 10_000)
-        else:
-            self.store.delete_folder(int(node.id))
+            done = self._unsubscribe(int(node.id), keep_for_undo=True)
+            if done is not None and done.undo is not None:
+                self.undo_stack.push(UnsubscribeCommand(self, int(node.id), node.title, done))
+            return
+        self.store.delete_folder(int(node.id))
         self.tree_model.reload()
         self.select_key("smart:unread")
         self._update_unread_total()
+
+    def _unsubscribe(self, feed_id: int, *, keep_for_undo: bool) -> Unsubscribed | None:
+        """Unsubscribe and say so; None (and a warning) when it could not be done."""
+        try:
+            done = unsubscribe(self.store, feed_id, keep_for_undo=keep_for_undo)
+        except SmartReaderError as e:  # a full disk, a busy database: nothing deleted
+            warn(self, "Unsubscribe", str(e))
+            return None
+        self.sched.feed_changed(feed_id)
+        message = done.summary()
+        if done.password_problem:
+            message += f"; its password stays in the keyring ({done.password_problem})"
+        message = message[0].upper() + message[1:]
+        if done.undo is not None:
+            undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            message += f" — {undo} brings it back"
+        self.statusBar().showMessage(message, 10_000)
+        self.tree_model.reload()
+        self.select_key("smart:unread")
+        self._update_unread_total()
+        return done
+
+    def _resubscribe(self, done: Unsubscribed) -> int | None:
+        """Undo an unsubscribe; the feed's id (None, and a warning, if it could not)."""
+        assert done.undo is not None
+        try:
+            fid, problem = resubscribe(self.store, done.undo)
+        except SmartReaderError as e:
+            warn(self, "Undo unsubscribe", str(e))
+            return None
+        self.sched.feed_changed(fid)
+        self.tree_model.reload()
+        self.select_feed(fid)
+        self._update_unread_total()
+        message = f"“{done.title}” is back with its {count_of(done.articles, 'article')}"
+        if problem:
+            message += f"; {problem}"
+        self.statusBar().showMessage(message, 10_000)
+        return fid
 
     def unsubscribe_question(self, feed_id: int, title: str) -> str:
         """What unsubscribing deletes, said before it does: starred articles and a
@@ -1050,6 +1121,8 @@ class MainWindow(QMainWindow):
         text += f", {starred:,} of them starred." if starred else "."
         if self.store.feed(feed_id).auth_username:
             text += " Its saved password is removed from the keyring."
+        if not undoable(self.store, feed_id):
+            text += " This cannot be undone: the feed is too big to keep for an undo."
         return text
 
     @Slot(int, object)
@@ -1101,8 +1174,6 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return 0
-        from smartreader.subscriptions import import_opml
-
         try:
             report = import_opml(self.store, Path(path).read_bytes())
         except (OSError, SmartReaderError) as e:
@@ -1138,8 +1209,6 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return None
-        from smartreader.subscriptions import export_opml
-
         data, n = export_opml(self.store)
         dest = Path(path)
         tmp = dest.with_name(dest.name + ".partial")

@@ -223,6 +223,23 @@ def is_https_upgrade(old: str, new: str) -> bool:
     )
 
 
+# Every table whose rows belong to one feed (a test checks the schema for others).
+FEED_TABLES = ("entries", "fetch_log", "alerts", "purged_entries")
+
+
+@dataclass(frozen=True)
+class FeedSnapshot:
+    """One feed's stored rows, as plain data (``Store.snapshot_feed``)."""
+
+    feed: dict[str, Any]  # its feeds row, by column, without the folder's id
+    folder: str | None  # the folder's name
+    tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]  # FEED_TABLES: columns, rows
+
+    @property
+    def articles(self) -> int:
+        return len(self.tables.get("entries", ((), []))[1])
+
+
 def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
     """The ``previous_urls`` column (absent from the light query and from an
     older database opened read-only); a damaged value reads as no history."""
@@ -693,20 +710,129 @@ class Store:
                 raise UsageError("another feed already has this address") from e
             raise UsageError(f"cannot update feed {feed_id}: {e}") from e
 
-    def delete_feed(self, feed_id: int) -> None:
+    def delete_feed(self, feed_id: int) -> tuple[float, ...]:
         """Delete a feed with its entries, alerts and fetch log. Its budgeted
         requests of the last day stay counted (``spent_requests``): unsubscribing
-        and restarting must not free a day's budget that was already spent."""
+        and restarting must not free a day's budget that was already spent.
+        Returns those requests' times."""
         with self._tx() as db:
             # "the last day" ends at the newest request logged (the store has no clock)
-            db.execute(
-                "INSERT INTO spent_requests (time) SELECT time FROM fetch_log "
-                "WHERE feed_id = ? AND manual = 0 "
-                "AND time >= (SELECT MAX(time) FROM fetch_log) - ?",
-                (feed_id, DAY),
+            spent = tuple(
+                float(r[0])
+                for r in db.execute(
+                    "SELECT time FROM fetch_log WHERE feed_id = ? AND manual = 0 "
+                    "AND time >= (SELECT MAX(time) FROM fetch_log) - ?",
+                    (feed_id, DAY),
+                )
             )
+            db.executemany("INSERT INTO spent_requests (time) VALUES (?)", [(t,) for t in spent])
             db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
             self._prune_spent(db)
+        return spent
+
+    def feed_text_bytes(self, feed_id: int) -> int:
+        """The UTF-8 size of a feed's articles' titles and text."""
+        return int(
+            self._q(
+                "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB)) + "
+                "LENGTH(CAST(summary AS BLOB)) + LENGTH(CAST(title AS BLOB))), 0) "
+                "FROM entries WHERE feed_id = ?",
+                (feed_id,),
+            )[0][0]
+        )
+
+    def snapshot_feed(self, feed_id: int, *, max_bytes: int | None = None) -> FeedSnapshot | None:
+        """Every row stored for a feed, as plain data, for putting it back after an
+        unsubscribe (``restore_feed``). None when its text is over ``max_bytes``
+        (an undo must not hold a huge feed in memory)."""
+        with self._lock:
+            if max_bytes is not None and self.feed_text_bytes(feed_id) > max_bytes:
+                return None
+            rows = self._q(
+                "SELECT feeds.*, folders.name AS folder_name FROM feeds "
+                "LEFT JOIN folders ON folders.id = feeds.folder_id WHERE feeds.id = ?",
+                (feed_id,),
+            )
+            if not rows:
+                raise UsageError(f"no feed with id {feed_id}")
+            skip = ("folder_id", "folder_name")
+            feed = {k: rows[0][k] for k in rows[0].keys() if k not in skip}  # noqa: SIM118
+            tables = {}
+            for table in FEED_TABLES:
+                cur = self._db.execute(f"SELECT * FROM {table} WHERE feed_id = ?", (feed_id,))
+                names = tuple(d[0] for d in cur.description)
+                tables[table] = (names, [tuple(r) for r in cur])
+        return FeedSnapshot(feed=feed, folder=rows[0]["folder_name"], tables=tables)
+
+    def restore_feed(self, snap: FeedSnapshot, *, spent: Sequence[float] = ()) -> int:
+        """Put back a feed ``snapshot_feed`` took, before ``delete_feed`` (whose
+        returned ``spent`` requests stop being counted twice). Its id and its
+        articles' ids are kept where still free. Raises UsageError when another
+        feed has taken its address meanwhile."""
+        folder_id = self.folder_id(snap.folder) if snap.folder else None
+        try:
+            with self._tx() as db:
+                feed = dict(snap.feed)
+                old_id = int(feed["id"])
+                if db.execute("SELECT 1 FROM feeds WHERE id = ?", (old_id,)).fetchone():
+                    del feed["id"]  # SQLite reuses free ids: this one has been taken
+                feed["folder_id"] = folder_id
+                cur = db.execute(
+                    f"INSERT INTO feeds ({', '.join(feed)}) VALUES ({', '.join('?' * len(feed))})",
+                    tuple(feed.values()),
+                )
+                fid = old_id if "id" in feed else int(cur.lastrowid or 0)
+                for table, (names, rows) in snap.tables.items():
+                    self._restore_rows(db, table, names, rows, fid)
+                for t in spent:
+                    db.execute(
+                        "DELETE FROM spent_requests WHERE rowid IN "
+                        "(SELECT rowid FROM spent_requests WHERE time = ? LIMIT 1)",
+                        (t,),
+                    )
+                return fid
+        except sqlite3.IntegrityError as e:
+            raise UsageError(
+                f"cannot resubscribe: another feed now has the address {snap.feed['url']}"
+            ) from e
+
+    @staticmethod
+    def _restore_rows(
+        db: sqlite3.Connection,
+        table: str,
+        names: tuple[str, ...],
+        rows: list[tuple[Any, ...]],
+        feed_id: int,
+    ) -> None:
+        if not rows:
+            return
+        fcol = names.index("feed_id")
+        with_id = list(range(len(names)))
+        without_id = [i for i, n in enumerate(names) if n != "id"]
+        # Articles keep their ids where still free: undo steps of marks name them by
+        # id. Other rows (fetch log, alerts) are referred to by nothing: new ids.
+        taken: set[int] | None = None
+        if table == "entries" and "id" in names:
+            icol = names.index("id")
+            first = min(int(r[icol]) for r in rows)
+            taken = {
+                int(r[0]) for r in db.execute("SELECT id FROM entries WHERE id >= ?", (first,))
+            }
+
+        def insert(columns: list[int], values: list[Any]) -> None:
+            db.execute(
+                f"INSERT INTO {table} ({', '.join(names[i] for i in columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})",
+                [values[i] for i in columns],
+            )
+
+        for row in rows:
+            values = list(row)
+            values[fcol] = feed_id
+            if taken is not None and values[icol] not in taken:
+                insert(with_id, values)
+            else:
+                insert(without_id, values)
 
     def record_request(self, at: float) -> None:
         """A budgeted request that has no fetch-log row of its own (a move's

@@ -558,6 +558,68 @@ def test_unsubscribe_says_what_goes_and_forgets_the_password(env, qtbot, two_fee
     assert "its password stays in the keyring" in win.statusBar().currentMessage()
 
 
+def test_undo_brings_an_unsubscribed_feed_back_whole(env, qtbot, two_feeds):
+    """Edit ▸ Undo after unsubscribing: the feed returns to its folder with its
+    articles, their read and starred state, its password and its schedule; the
+    earlier marks' undo steps still reach its articles; Redo unsubscribes again."""
+    from smartreader.net import credentials
+    from tests.keyrings import MemoryKeyring, installed
+
+    _a, b = two_feeds
+    env.store.update_feed(b, auth_username="bob")
+    win = env.window()
+    qtbot.waitUntil(lambda: b in env.updater.scheduler.feed_ids(), timeout=5000)
+    ids = env.store.entry_ids(feed_ids=[b])
+    win.select_feed(b)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_J)  # the first one opened: read
+    qtbot.keyClick(win.list, Qt.Key.Key_S)  # and starred
+    assert unread_of(win, f"feed:{b}") == 1 and unread_of(win, "smart:starred") == 1
+    url = env.store.feed(b).url
+    with installed(MemoryKeyring()) as kr:
+        credentials.store_password(url, "bob", "pw")
+        win.delete_node(confirm=False)
+        assert kr.data == {} and b not in [f.id for f in env.store.feeds()]
+        assert win.statusBar().currentMessage().endswith("Ctrl+Z brings it back")
+        qtbot.waitUntil(lambda: b not in env.updater.scheduler.feed_ids(), timeout=5000)
+        assert win.act_undo.text() == "&Undo Unsubscribe from “Beta feed”"
+
+        win.act_undo.trigger()
+        assert [f.id for f in env.store.feeds() if f.id == b] == [b]
+        assert env.store.feed(b).folder == "News" and win.current_key() == f"feed:{b}"
+        assert credentials.get_password(url, "bob") == "pw"
+        assert env.store.entry_ids(feed_ids=[b]) == ids
+        assert unread_of(win, f"feed:{b}") == 1 and unread_of(win, "smart:starred") == 1
+        assert win.statusBar().currentMessage() == "“Beta feed” is back with its 2 articles"
+        qtbot.waitUntil(lambda: b in env.updater.scheduler.feed_ids(), timeout=5000)
+
+        win.act_undo.trigger()  # the star, older than the unsubscribe, still undoes
+        assert unread_of(win, "smart:starred") == 0
+        win.act_redo.trigger()
+        win.act_redo.trigger()  # and unsubscribing again
+        assert b not in [f.id for f in env.store.feeds()] and kr.data == {}
+        win.act_undo.trigger()
+        assert unread_of(win, "smart:starred") == 1 and credentials.get_password(url, "bob")
+
+
+def test_an_unsubscribe_whose_address_was_taken_cannot_be_undone(env, qtbot, two_feeds,
+                                                                 monkeypatch):  # fmt: skip
+    _a, b = two_feeds
+    win = env.window(start_scheduler=False)
+    warnings: list[str] = []
+    monkeypatch.setattr(
+        "smartreader.gui.mainwindow.warn", lambda _p, _t, text: warnings.append(text)
+    )
+    url = env.store.feed(b).url
+    win.select_feed(b)
+    win.delete_node(confirm=False)
+    again = env.store.add_feed(url)  # subscribed again meanwhile (e.g. from the CLI)
+    win.act_undo.trigger()
+    assert warnings == [f"cannot resubscribe: another feed now has the address {url}"]
+    assert [f.id for f in env.store.feeds() if f.url == url] == [again]
+    assert not win.undo_stack.canUndo()  # the step is dropped, not left to fail again
+
+
 def test_models_pass_qtmodeltester(env, qtmodeltester, two_feeds):
     tree = FeedTreeModel(env.store)
     qtmodeltester.check(tree)

@@ -1,0 +1,146 @@
+"""Putting back a feed after an unsubscribe (Store.snapshot_feed / restore_feed),
+on a real SQLite file: every row it had comes back, nothing is counted twice."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smartreader.core.models import ParsedEntry
+from smartreader.errors import UsageError
+from smartreader.storage.store import FEED_TABLES, FetchRecord, Store
+
+DAY = 86400.0
+
+
+def _entry(uid: str, title: str, t: float) -> ParsedEntry:
+    return ParsedEntry(uid=uid, title=title, link=f"https://e.example/{uid}", author="ann",
+                       published=t, updated=None, content=f"<p>{title} body</p>",
+                       summary="")  # fmt: skip
+
+
+def _rows(store: Store, table: str, feed_id: int) -> list[tuple[Any, ...]]:
+    """A table's rows of one feed, without their own id and feed id (which a
+    restore may renumber), in a stable order."""
+    cur = store._db.execute(f"SELECT * FROM {table} WHERE feed_id = ?", (feed_id,))
+    names = [d[0] for d in cur.description]
+    keep = [i for i, n in enumerate(names) if n not in ("id", "feed_id")]
+    return sorted((tuple(r[i] for i in keep) for r in cur), key=repr)
+
+
+def _busy_feed(store: Store, t0: float) -> int:
+    """A feed with read, starred and unread articles, fetch log, an alert, a
+    purged identity, a folder, settings and learned state."""
+    fid = store.add_feed("https://p.example/feed", folder="News", title="P", now=t0)
+    store.update_feed(fid, weight=2.5, min_interval=1800, keep_days=30, user_title="Mine")
+    store.add_feed("https://other.example/feed", now=t0)
+    for k in range(3):
+        entries = [_entry(f"u{j}", f"walrus {j}", t0 + j) for j in range(4 * k, 4 * k + 4)]
+        store.record_fetch(
+            FetchRecord(fid, t0 + k * 3600, "ok", entries=entries, missed_estimate=3.0 * (k == 2),
+                        missed_from=t0 + 7000, missed_to=t0 + 7100)
+        )  # fmt: skip
+    ids = store.entry_ids(feed_ids=[fid])
+    store.set_read(ids[:5])
+    store.set_starred(ids[2:4], True)
+    store.save_scheduler_state({fid: {"learned": [1, 2, 3]}})
+    store.purge_old(t0 + 400 * DAY, read_days=365)  # the read, unstarred ones go
+    return fid
+
+
+def test_an_unsubscribed_feed_comes_back_whole(tmp_path: Path) -> None:
+    t0 = 1.7e9
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = _busy_feed(store, t0)
+        before = {t: _rows(store, t, fid) for t in FEED_TABLES}
+        assert all(before.values()), before  # every table has rows to lose
+        feed_before, ids_before = store.feed(fid), store.entry_ids(feed_ids=[fid])
+        budget_before = store.budget_request_times(t0 - DAY)
+        snap = store.snapshot_feed(fid)
+        assert snap is not None and snap.articles == len(ids_before)
+
+        spent = store.delete_feed(fid)
+        assert len(spent) == len(before["fetch_log"]) >= 1  # the last day's requests
+        assert store.entry_ids(feed_ids=[fid]) == []
+        assert store.search_ids("walrus") == set()
+        assert store.budget_request_times(t0 - DAY) == budget_before  # still counted
+
+        assert store.restore_feed(snap, spent=spent) == fid
+        assert store.feed(fid) == feed_before
+        assert store.feed(fid).folder == "News" and store.feed(fid).scheduler_state
+        assert {t: _rows(store, t, fid) for t in FEED_TABLES} == before
+        assert store.entry_ids(feed_ids=[fid]) == ids_before  # undo steps name them by id
+        assert store.search_ids("walrus") == set(ids_before)  # the search index too
+        assert store.budget_request_times(t0 - DAY) == budget_before  # not twice
+        assert store.integrity_check() == "ok"
+
+
+def test_ids_taken_meanwhile_are_replaced_and_nothing_collides(tmp_path: Path) -> None:
+    """SQLite reuses the largest free ids: a feed added after the unsubscribe takes
+    the feed's id, its first articles take the articles' ids."""
+    with Store(tmp_path / "db.sqlite3") as store:
+        store.add_feed("https://a.example/f")
+        fid = store.add_feed("https://p.example/f", folder="Gone")
+        two = [_entry("x", "x", 1.0), _entry("y", "y", 2.0)]
+        store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=two))
+        old_ids = store.entry_ids(feed_ids=[fid])
+        snap = store.snapshot_feed(fid)
+        assert snap is not None
+        store.delete_feed(fid)
+        store.delete_folder(store.folder_id("Gone") or 0)
+        newcomer = store.add_feed("https://n.example/f")
+        assert newcomer == fid  # reused
+        store.record_fetch(FetchRecord(newcomer, 20.0, "ok", entries=[_entry("z", "z", 3.0)]))
+        taken = store.entry_ids(feed_ids=[newcomer])
+        assert set(taken) & set(old_ids)
+
+        back = store.restore_feed(snap)
+        assert back not in (fid,) and store.feed(back).url == "https://p.example/f"
+        assert store.feed(back).folder == "Gone"  # made again
+        titles = {e.title for e in store.entries(store.entry_ids(feed_ids=[back]))}
+        assert titles == {"x", "y"}
+        assert {e.title for e in store.entries(taken)} == {"z"}  # the newcomer's untouched
+        assert store.integrity_check() == "ok"
+
+
+def test_an_address_taken_meanwhile_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed("https://p.example/f")
+        store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[_entry("x", "x", 1.0)]))
+        snap = store.snapshot_feed(fid)
+        assert snap is not None
+        store.delete_feed(fid)
+        again = store.add_feed("https://p.example/f")  # subscribed again by hand
+        with pytest.raises(UsageError, match="another feed now has the address"):
+            store.restore_feed(snap)
+        assert [f.id for f in store.feeds()] == [again] and store.entry_count() == 0
+
+
+def test_a_snapshot_over_the_limit_is_refused(tmp_path: Path) -> None:
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed("https://p.example/f")
+        store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[_entry("x", "ä" * 10, 1.0)]))
+        size = store.feed_text_bytes(fid)
+        assert size == len("<p>" + "ä" * 10 + " body</p>") + 10 + 20  # UTF-8 bytes
+        assert store.snapshot_feed(fid, max_bytes=size - 1) is None
+        assert store.snapshot_feed(fid, max_bytes=size) is not None
+
+
+def test_every_table_that_belongs_to_a_feed_is_in_the_snapshot(tmp_path: Path) -> None:
+    """A table added later with a feed_id column must be added to FEED_TABLES, or
+    an undone unsubscribe silently loses its rows."""
+    Store(tmp_path / "db.sqlite3").close()  # the schema as migrated
+    db = sqlite3.connect(tmp_path / "db.sqlite3")
+    try:
+        tables = [r[0] for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'entries_fts%'"
+        )]  # fmt: skip
+        with_feed = {
+            t for t in tables if "feed_id" in {r[1] for r in db.execute(f"PRAGMA table_info({t})")}
+        }
+    finally:
+        db.close()
+    assert with_feed == set(FEED_TABLES)
