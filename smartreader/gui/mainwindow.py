@@ -147,7 +147,25 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
-class FlagCommand(QUndoCommand):
+class AppliedCommand(QUndoCommand):
+    """An undo step pushed after its change was made (the change itself chose
+    what it touched): QUndoStack's first redo() is skipped, later ones ``again``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._applied = True
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self.again()
+
+    def again(self) -> None:
+        raise NotImplementedError
+
+
+class FlagCommand(AppliedCommand):
     """A change of read or starred state that Edit ▸ Undo turns back. It holds only
     the articles it changed, so undoing "mark all as read" leaves the ones read
     before it read."""
@@ -159,12 +177,8 @@ class FlagCommand(QUndoCommand):
         super().__init__(text)
         self.win, self.ids, self.column, self.value = win, ids, column, value
         self.whole_list = whole_list  # re-query the list (mark all) or repaint rows
-        self._done = True  # pushed after the change itself (it chose the ids)
 
-    def redo(self) -> None:
-        if self._done:
-            self._done = False
-            return
+    def again(self) -> None:
         self.apply(self.value)
 
     def undo(self) -> None:
@@ -180,7 +194,7 @@ class FlagCommand(QUndoCommand):
             self.win._flags_changed(self.ids)
 
 
-class UnsubscribeCommand(QUndoCommand):
+class UnsubscribeCommand(AppliedCommand):
     """An unsubscribe that Edit ▸ Undo turns back: the feed returns whole (its
     articles with their read and starred state, fetch log, alerts, learned
     schedule and password). Pushed after the unsubscribe itself."""
@@ -188,12 +202,8 @@ class UnsubscribeCommand(QUndoCommand):
     def __init__(self, win: MainWindow, feed_id: int, title: str, done: Unsubscribed) -> None:
         super().__init__(f"Unsubscribe from “{elide(title, 40)}”".replace("&", "&&"))
         self.win, self.feed_id, self.done = win, feed_id, done
-        self._done = True
 
-    def redo(self) -> None:
-        if self._done:
-            self._done = False
-            return
+    def again(self) -> None:
         done = self.win._unsubscribe(self.feed_id, keep_for_undo=True)
         if done is None or done.undo is None:  # failed, or grew too big to hold
             self.setObsolete(True)
@@ -207,6 +217,33 @@ class UnsubscribeCommand(QUndoCommand):
             self.setObsolete(True)  # cannot come back (its address is taken): drop the step
         else:
             self.feed_id = fid
+
+
+class DeleteFolderCommand(AppliedCommand):
+    """Deleting a folder (its feeds move to the top level), which Edit ▸ Undo
+    turns back: the folder returns with the feeds that were in it and still are
+    at the top level (one moved elsewhere meanwhile stays where the user put it)."""
+
+    def __init__(self, win: MainWindow, name: str, feed_ids: list[int]) -> None:
+        super().__init__(f"Delete folder “{elide(name, 40)}”".replace("&", "&&"))
+        self.win, self.name, self.feed_ids = win, name, feed_ids
+
+    def again(self) -> None:
+        folder_id = self.win.store.folder_id(self.name, create=False)
+        if folder_id is not None:
+            self.win._delete_folder(folder_id, self.name)
+
+    def undo(self) -> None:
+        store = self.win.store
+        store.folder_id(self.name)  # made again, even when it held no feeds
+        for fid in self.feed_ids:
+            try:
+                if store.feed(fid).folder is None:
+                    store.update_feed(fid, folder=self.name)
+            except SmartReaderError:  # unsubscribed since
+                continue
+        self.win.tree_model.reload()
+        self.win.select_key(f"folder:{store.folder_id(self.name, create=False)}")
 
 
 class ListColumns(QObject):
@@ -1068,10 +1105,20 @@ class MainWindow(QMainWindow):
             if done is not None and done.undo is not None:
                 self.undo_stack.push(UnsubscribeCommand(self, int(node.id), node.title, done))
             return
-        self.store.delete_folder(int(node.id))
+        members = [f.id for f in self.store.feeds() if f.folder_id == int(node.id)]
+        self._delete_folder(int(node.id), node.title)
+        self.undo_stack.push(DeleteFolderCommand(self, node.title, members))
+
+    def _delete_folder(self, folder_id: int, name: str) -> None:
+        self.store.delete_folder(folder_id)
         self.tree_model.reload()
         self.select_key("smart:unread")
         self._update_unread_total()
+        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        self.statusBar().showMessage(
+            f"Deleted the folder “{name}”; its feeds are at the top level — {undo} undoes it",
+            10_000,
+        )
 
     def _unsubscribe(self, feed_id: int, *, keep_for_undo: bool) -> Unsubscribed | None:
         """Unsubscribe and say so; None (and a warning) when it could not be done."""

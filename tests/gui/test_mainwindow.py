@@ -620,6 +620,25 @@ def test_an_unsubscribe_whose_address_was_taken_cannot_be_undone(env, qtbot, two
     assert not win.undo_stack.canUndo()  # the step is dropped, not left to fail again
 
 
+def test_undo_brings_a_deleted_folder_back_with_its_feeds(env, qtbot, two_feeds):
+    a, b = two_feeds
+    c = env.store.add_feed("https://c.example/feed", folder="News", title="Gamma")
+    win = env.window(start_scheduler=False)
+    win.select_key(f"folder:{env.store.folder_id('News', create=False)}")
+    win.delete_node(confirm=False)
+    assert env.store.folders() == [] and env.store.feed(b).folder is None
+    assert win.statusBar().currentMessage().endswith("Ctrl+Z undoes it")
+    env.store.update_feed(c, folder="Elsewhere")  # moved by the user meanwhile
+    win.act_undo.trigger()
+    assert env.store.feed(b).folder == "News" and env.store.feed(a).folder is None
+    assert env.store.feed(c).folder == "Elsewhere"  # left where the user put it
+    assert win.current_key() == f"folder:{env.store.folder_id('News', create=False)}"
+    assert unread_of(win, win.current_key()) == 2
+    win.act_redo.trigger()
+    assert [f.name for f in env.store.folders()] == ["Elsewhere"]
+    assert env.store.feed(b).folder is None
+
+
 def test_models_pass_qtmodeltester(env, qtmodeltester, two_feeds):
     tree = FeedTreeModel(env.store)
     qtmodeltester.check(tree)
