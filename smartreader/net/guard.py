@@ -34,6 +34,7 @@ was the cause.
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
@@ -164,12 +165,14 @@ def _lookup(host: str, port: int, timeout: float | None) -> list[Any]:
     thread and is abandoned, not waited for, when the time is up.
     """
     limit, by_deadline = _limit(timeout, _ConnectDeadline)  # none once past the deadline
+    if _numeric(host):  # nothing to ask a name server: no thread
+        return _getaddrinfo(host, port)
     box: dict[str, Any] = {}
     done = threading.Event()
 
     def resolve() -> None:
         try:
-            box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            box["infos"] = _getaddrinfo(host, port)
         except BaseException as exc:  # handed to the waiting thread
             box["error"] = exc
         finally:
@@ -182,12 +185,24 @@ def _lookup(host: str, port: int, timeout: float | None) -> list[Any]:
         if by_deadline:
             raise _ConnectDeadline("the fetch's total deadline has passed")
         raise LookupTimeout(host, limit)
-    error = box.get("error")
-    if isinstance(error, (OSError, UnicodeError)):
-        raise httpcore.ConnectError(str(error)) from error
-    if error is not None:
-        raise error
+    if "error" in box:
+        raise box["error"]
     return list(box["infos"])
+
+
+def _getaddrinfo(host: str, port: int) -> list[Any]:
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise httpcore.ConnectError(str(exc)) from exc
+
+
+def _numeric(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 class _GuardedStream(httpcore.NetworkStream):

@@ -769,9 +769,14 @@ class Store:
         returned ``spent`` requests stop being counted twice). Its id and its
         articles' ids are kept where still free. Raises UsageError when another
         feed has taken its address meanwhile."""
-        folder_id = self.folder_id(snap.folder) if snap.folder else None
         try:
             with self._tx() as db:
+                folder_id = None
+                if snap.folder:  # made again, in the same transaction, if deleted since
+                    db.execute("INSERT OR IGNORE INTO folders (name) VALUES (?)", (snap.folder,))
+                    folder_id = db.execute(
+                        "SELECT id FROM folders WHERE name = ?", (snap.folder,)
+                    ).fetchone()[0]
                 feed = dict(snap.feed)
                 old_id = int(feed["id"])
                 if db.execute("SELECT 1 FROM feeds WHERE id = ?", (old_id,)).fetchone():

@@ -108,15 +108,17 @@ def test_ids_taken_meanwhile_are_replaced_and_nothing_collides(tmp_path: Path) -
 
 def test_an_address_taken_meanwhile_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
     with Store(tmp_path / "db.sqlite3") as store:
-        fid = store.add_feed("https://p.example/f")
+        fid = store.add_feed("https://p.example/f", folder="Old")
         store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[_entry("x", "x", 1.0)]))
         snap = store.snapshot_feed(fid)
         assert snap is not None
         store.delete_feed(fid)
+        store.delete_folder(store.folder_id("Old") or 0)
         again = store.add_feed("https://p.example/f")  # subscribed again by hand
         with pytest.raises(UsageError, match="another feed now has the address"):
             store.restore_feed(snap)
         assert [f.id for f in store.feeds()] == [again] and store.entry_count() == 0
+        assert store.folders() == []  # not even its folder
 
 
 def test_a_snapshot_over_the_limit_is_refused(tmp_path: Path) -> None:
