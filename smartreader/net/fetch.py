@@ -333,11 +333,8 @@ def is_local_host(host: str, *, resolve: bool = True) -> bool:
         return True
     if _local_ip(host):
         return True
-    try:
-        ipaddress.ip_address(host.split("%", 1)[0])
+    if guard.is_ip_literal(host):
         return False  # a public literal
-    except ValueError:
-        pass
     if not resolve:
         return False
     try:

@@ -54,6 +54,7 @@ __all__ = [
     "LookupTimeout",
     "found",
     "install",
+    "is_ip_literal",
     "scope",
 ]
 
@@ -165,7 +166,7 @@ def _lookup(host: str, port: int, timeout: float | None) -> list[Any]:
     thread and is abandoned, not waited for, when the time is up.
     """
     limit, by_deadline = _limit(timeout, _ConnectDeadline)  # none once past the deadline
-    if _numeric(host):  # nothing to ask a name server: no thread
+    if is_ip_literal(host):  # nothing to ask a name server: no thread
         return _getaddrinfo(host, port)
     box: dict[str, Any] = {}
     done = threading.Event()
@@ -197,9 +198,10 @@ def _getaddrinfo(host: str, port: int) -> list[Any]:
         raise httpcore.ConnectError(str(exc)) from exc
 
 
-def _numeric(host: str) -> bool:
+def is_ip_literal(host: str) -> bool:
+    """``host`` is an address, not a name ("[::1]", "fe80::1%eth0" included)."""
     try:
-        ipaddress.ip_address(host.strip("[]"))
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
     except ValueError:
         return False
     return True

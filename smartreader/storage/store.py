@@ -235,10 +235,6 @@ class FeedSnapshot:
     folder: str | None  # the folder's name
     tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]  # FEED_TABLES: columns, rows
 
-    @property
-    def articles(self) -> int:
-        return len(self.tables.get("entries", ((), []))[1])
-
 
 def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
     """The ``previous_urls`` column (absent from the light query and from an
