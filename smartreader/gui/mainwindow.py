@@ -244,6 +244,8 @@ class DeleteFolderCommand(AppliedCommand):
                 continue
         self.win.tree_model.reload()
         self.win.select_key(f"folder:{store.folder_id(self.name, create=False)}")
+        # replaces "… Ctrl+Z undoes it", which would otherwise still be showing
+        self.win.statusBar().showMessage(f"The folder “{self.name}” is back", 10_000)
 
 
 class ListColumns(QObject):

@@ -632,6 +632,7 @@ def test_undo_brings_a_deleted_folder_back_with_its_feeds(env, qtbot, two_feeds)
     win.act_undo.trigger()
     assert env.store.feed(b).folder == "News" and env.store.feed(a).folder is None
     assert env.store.feed(c).folder == "Elsewhere"  # left where the user put it
+    assert win.statusBar().currentMessage() == "The folder “News” is back"
     assert win.current_key() == f"folder:{env.store.folder_id('News', create=False)}"
     assert unread_of(win, win.current_key()) == 2
     win.act_redo.trigger()
