@@ -22,6 +22,7 @@ Neither model writes to the store; the main window does, then tells the model.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import hashlib
 import os
@@ -553,6 +554,9 @@ CACHE_MAX = 20_000
 FIRST_PAGE = 500
 KEY_PAGE = 2_000
 LOAD_SLICE_S = 0.008
+# Above this many places for new rows, a re-query merges them in with one layout
+# change (a row insert per place costs a shift of the list and a view update each).
+INSERT_RUNS_MAX = 32
 # A search collects its matches this many entry ids at a time.
 SEARCH_SLICE = 5_000
 
@@ -1045,6 +1049,9 @@ class ArticleListModel(QAbstractTableModel):
                         placed.append((a, b, lo))
         placed.sort()
         self._pos_cache = None
+        runs = len({at for _a, _b, at in placed})
+        if runs > INSERT_RUNS_MAX:
+            return self._merge_in(fresh, placed)
         added: list[int] = []
         k = 0
         while k < len(placed):
@@ -1059,6 +1066,38 @@ class ArticleListModel(QAbstractTableModel):
             ids[at:at] = run
             self.endInsertRows()
             added += run
+        return added
+
+    def _merge_in(
+        self, fresh: list[tuple[Any, int]], placed: list[tuple[int, int, int]]
+    ) -> list[int]:
+        """``_insert_in_order``'s insertion when the new ids land in many places:
+        one layout change and one pass over the list instead of a row insert (and
+        a shift of the rest of the list) per place."""
+        ids = self._ids
+        self.layoutAboutToBeChanged.emit()
+        old_persistent = self.persistentIndexList()
+        merged: list[int] = []
+        starts: list[int] = []  # old row -> rows inserted at or before it, by bisect
+        shifts: list[int] = []
+        added: list[int] = []
+        prev = 0
+        for a, b, at in placed:  # sorted by (a, ...): fresh order is list order
+            merged += ids[prev:at]
+            prev = at
+            run = [i for _k, i in fresh[a:b]]
+            merged += run
+            added += run
+            starts.append(at)
+            shifts.append(len(added))
+        merged += ids[prev:]
+        self._set_ids(merged)
+        new = []
+        for p in old_persistent:
+            k = bisect.bisect_right(starts, p.row())
+            new.append(self.index(p.row() + (shifts[k - 1] if k else 0), p.column()))
+        self.changePersistentIndexList(old_persistent, new)
+        self.layoutChanged.emit()
         return added
 
     def _requery_all(self) -> list[int]:

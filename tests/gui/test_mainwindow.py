@@ -501,6 +501,29 @@ def test_counts_move_while_results_keep_arriving(env, qtbot, feed_server):
     qtbot.waitUntil(lambda: unread_of(win, f"feed:{fid}") == 20, timeout=3000)
 
 
+def test_the_list_refresh_comes_a_turn_after_the_tree_refresh(env, qtbot, feed_server):
+    """After an update the tree refreshes on one turn of the event loop and the list
+    on a later one, so the GUI answers in between: the list's part must not run in
+    the same pass of posted events as the tree's (a queued call did, about half the
+    time, and the two were one long stall)."""
+    from PySide6.QtCore import QCoreApplication
+
+    from smartreader.core.models import ParsedEntry
+    from smartreader.storage import FetchRecord
+
+    fid = env.store.add_feed(feed_server.url("/none.xml"), title="busy")
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    now = time.time()
+    entry = ParsedEntry("u1", "Item 1", None, "", now, None, "<p>x</p>", "")
+    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry]))
+    win._refresh_after_update()
+    assert unread_of(win, f"feed:{fid}") == 1  # the tree: at once
+    QCoreApplication.sendPostedEvents()
+    assert win.list_model.rowCount() == 0  # the list: not in the same pass
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 1, timeout=2000)
+
+
 def test_progress_bar_repaints_at_most_ten_times_a_second(env, qtbot):
     win = env.window(start_scheduler=False)
     win._update_started(True)
@@ -524,6 +547,7 @@ def test_close_mid_update_leaves_no_thread_running(env, qtbot, feed_server):
     win.close()
     assert win.sched.qthread.isFinished()
     assert not win._refresh_timer.isActive() and not win._clock.isActive()
+    assert not win._list_timer.isActive()
 
 
 def test_unsubscribe_says_what_goes_and_forgets_the_password(env, qtbot, two_feeds):
