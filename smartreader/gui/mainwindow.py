@@ -709,8 +709,15 @@ class MainWindow(QMainWindow):
         if not self.select_key(key):
             self.select_key("smart:unread")
         article = int(p.get("window/article") or 0)
-        if article and self.list_model.row_of(article) >= 0:
-            self.select_article(article)
+        if not article:
+            return
+        # The article open last time: in the first page, at once; otherwise when the
+        # rest of the list is in (reading 100,000 ids first delayed the window).
+        row = self.list_model.row_of(article, load=False)
+        if row >= 0:
+            self._select_row(row, open_=True)
+        elif self.list_model.loading():
+            self._open_after_load = article
 
     def save_state(self) -> None:
         p = self.prefs
@@ -835,6 +842,7 @@ class MainWindow(QMainWindow):
     def _apply_query(self) -> None:
         keep = self._current_entry
         self._keep_after_load = None
+        self._open_after_load = None
         self.list_model.set_query(**self._query())
         if keep is None:
             return
@@ -847,9 +855,15 @@ class MainWindow(QMainWindow):
             self._keep_after_load = keep
 
     _keep_after_load: int | None = None
+    _open_after_load: int | None = None  # the article open when the app last quit
 
     @Slot()
     def _list_loaded(self) -> None:
+        reopen, self._open_after_load = self._open_after_load, None
+        if reopen is not None and self._current_entry is None and self.selected_row() < 0:
+            row = self.list_model.row_of(reopen, load=False)
+            if row >= 0:
+                self._select_row(row, open_=True)
         keep, self._keep_after_load = self._keep_after_load, None
         if keep is None or keep != self._current_entry or self.selected_row() >= 0:
             return

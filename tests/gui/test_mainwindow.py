@@ -357,6 +357,63 @@ def test_selection_and_geometry_are_restored(env, qtbot, two_feeds):
     assert (win2.size().width(), win2.size().height()) == (761, 701)
 
 
+def test_the_last_article_reopens_without_reading_the_whole_list_first(env, qtbot, small_pages):
+    """The article open at quit is beyond the list's first page: the window shows
+    without waiting for the rest of the list, and the article opens once it is in;
+    unless the user has opened another meanwhile, or it is no longer in the list."""
+    now = time.time()
+    fid = env.store.add_feed("https://a.example/feed", title="Long")
+    entries = [
+        ParsedEntry(f"u{i}", f"Item {i}", None, "", now - i * 60, None, "<p>x</p>", "")
+        for i in range(60)
+    ]
+    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    qtbot.waitUntil(lambda: not win.list_model.loading(), timeout=3000)
+    deep = win.list_model.entry_id(50)  # newest first: pages of 10, then 17
+    win.select_article(deep)
+    win.close()
+
+    def made() -> MainWindow:  # the window just made: no event loop turn yet
+        w = MainWindow(env.store, env.updater, prefs=Prefs.in_dir(env.tmp_path), tray=False,
+                       start_scheduler=False)  # fmt: skip
+        qtbot.addWidget(w)
+        env.windows.append(w)
+        return w
+
+    win2 = made()
+    assert win2.current_key() == "smart:all"
+    assert win2.list_model.loading()  # the window was made without reading the rest
+    assert win2.selected_entry_id() is None
+    win2.show()
+    qtbot.waitUntil(lambda: win2.selected_entry_id() == deep, timeout=3000)
+    assert win2._current_entry == deep  # open in the reader, not only selected
+    assert win2.list.currentIndex().row() == 50
+
+    # The user opens another article before the list is in: that one stays.
+    win2.close()
+    win3 = made()
+    assert win3.list_model.loading()
+    win3.move(1, open_=True)
+    win3.show()
+    first = win3.selected_entry_id()
+    qtbot.waitUntil(lambda: not win3.list_model.loading(), timeout=3000)
+    qtbot.wait(50)
+    assert win3.selected_entry_id() == first != deep
+    win3.select_article(deep)
+
+    # "All unread": the article (read when it was opened) is not in that list.
+    win3.select_key("smart:unread")
+    assert win3._current_entry == deep
+    win3.close()
+    win4 = env.window(start_scheduler=False)
+    assert win4.current_key() == "smart:unread"
+    qtbot.waitUntil(lambda: not win4.list_model.loading(), timeout=3000)
+    assert deep not in win4.list_model.ids()
+    assert win4.selected_entry_id() is None and win4._current_entry is None
+
+
 def test_missed_items_banner_badge_and_dismiss(env, qtbot, two_feeds):
     a, _b = two_feeds
     now = time.time()
