@@ -709,15 +709,8 @@ class MainWindow(QMainWindow):
         if not self.select_key(key):
             self.select_key("smart:unread")
         article = int(p.get("window/article") or 0)
-        if not article:
-            return
-        # The article open last time: in the first page, at once; otherwise when the
-        # rest of the list is in (reading 100,000 ids first delayed the window).
-        row = self.list_model.row_of(article, load=False)
-        if row >= 0:
-            self._select_row(row, open_=True)
-        elif self.list_model.loading():
-            self._open_after_load = article
+        if article:  # the article open last time
+            self._select_in_list(article, open_=True)
 
     def save_state(self) -> None:
         p = self.prefs
@@ -841,35 +834,36 @@ class MainWindow(QMainWindow):
     @Slot()
     def _apply_query(self) -> None:
         keep = self._current_entry
-        self._keep_after_load = None
-        self._open_after_load = None
+        self._after_load = None
         self.list_model.set_query(**self._query())
-        if keep is None:
-            return
-        # Only the first page of a long list is in yet: look there, and again once
-        # the rest has arrived (never wait for 100,000 ids on the GUI thread).
-        row = self.list_model.row_of(keep, load=False)
-        if row >= 0:
-            self._select_row(row, open_=False)
-        elif self.list_model.loading():
-            self._keep_after_load = keep
+        if keep is not None:  # the article shown: its row, if the list has it
+            self._select_in_list(keep, open_=False)
 
-    _keep_after_load: int | None = None
-    _open_after_load: int | None = None  # the article open when the app last quit
+    def _select_in_list(self, entry_id: int, *, open_: bool) -> None:
+        """Select an entry's row (``open_``: and open it). Only the first page of a
+        long list is in yet: look there, and again once the rest has arrived (never
+        wait for 100,000 ids on the GUI thread: at start-up that delayed the window)."""
+        row = self.list_model.row_of(entry_id, load=False)
+        if row >= 0:
+            self._select_row(row, open_=open_)
+        elif self.list_model.loading():
+            self._after_load = (entry_id, open_)
+
+    _after_load: tuple[int, bool] | None = None
 
     @Slot()
     def _list_loaded(self) -> None:
-        reopen, self._open_after_load = self._open_after_load, None
-        if reopen is not None and self._current_entry is None and self.selected_row() < 0:
-            row = self.list_model.row_of(reopen, load=False)
-            if row >= 0:
-                self._select_row(row, open_=True)
-        keep, self._keep_after_load = self._keep_after_load, None
-        if keep is None or keep != self._current_entry or self.selected_row() >= 0:
+        wanted, self._after_load = self._after_load, None
+        if wanted is None or self.selected_row() >= 0:
             return
-        row = self.list_model.row_of(keep, load=False)
+        entry_id, open_ = wanted
+        # Not if the user opened another article meanwhile (or, to open one at
+        # start-up, any article).
+        if self._current_entry != (None if open_ else entry_id):
+            return
+        row = self.list_model.row_of(entry_id, load=False)
         if row >= 0:
-            self._select_row(row, open_=False)
+            self._select_row(row, open_=open_)
 
     def _search_done(self) -> None:
         self._search_timer.stop()
