@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smartreader.errors import CredentialsError
-from smartreader.net import credentials
+from smartreader.net import credentials, favicon
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
 from smartreader.storage.store import Feed, FeedSnapshot, Store
 
@@ -171,6 +171,7 @@ class Resubscribe:
     spent: tuple[float, ...]  # the feed's requests it left counted in the 24 h cap
     password: str | None  # read before it was deleted; None: none, or unreadable
     session_only: bool  # the password was kept for the session, not in the keyring
+    icon: bytes | None = None  # its cached favicon (else the undo fetches it again)
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,13 @@ def unsubscribe(store: Store, feed_id: int, *, keep_for_undo: bool = False) -> U
             password = credentials.get_password(feed.url, feed.auth_username)
         except CredentialsError as e:  # the undo then asks for it again
             log.info("cannot read the password of %s to undo: %s", credentials.redact(feed.url), e)
+    icon = _cached_icon(store, feed_id) if snapshot is not None else None
     spent = store.delete_feed(feed_id)
+    # Its cached icon goes too: SQLite may give the next feed the same id.
+    try:
+        favicon.forget_icon(favicon.icons_dir(store.path), feed_id)
+    except OSError as e:
+        log.warning("could not delete the icon of feed %d: %s", feed_id, e)
     problem = None
     if feed.auth_username:
         try:
@@ -220,8 +227,20 @@ def unsubscribe(store: Store, feed_id: int, *, keep_for_undo: bool = False) -> U
             problem = str(e)
             log.warning("unsubscribed from %s; its password stays in the keyring: %s",
                         credentials.redact(feed.url), e)  # fmt: skip
-    undo = None if snapshot is None else Resubscribe(snapshot, spent, password, session_only)
+    undo = None
+    if snapshot is not None:
+        undo = Resubscribe(snapshot, spent, password, session_only, icon)
     return Unsubscribed(feed.display_title, articles, starred, problem, undo)
+
+
+def _cached_icon(store: Store, feed_id: int) -> bytes | None:
+    path = favicon.icon_path(favicon.icons_dir(store.path), feed_id)
+    try:
+        if path is not None and path.stat().st_size <= favicon.MAX_ICON_BYTES:
+            return path.read_bytes()
+    except OSError:
+        pass
+    return None
 
 
 def resubscribe(store: Store, undo: Resubscribe) -> tuple[int, str | None]:
@@ -230,6 +249,11 @@ def resubscribe(store: Store, undo: Resubscribe) -> tuple[int, str | None]:
     password could not be put back, why (the feed is back all the same). Raises
     UsageError when another feed has taken its address meanwhile."""
     fid = store.restore_feed(undo.snapshot, spent=undo.spent)
+    if undo.icon is not None:
+        try:
+            favicon.save_icon(favicon.icons_dir(store.path), fid, undo.icon)
+        except OSError as e:  # fetched again on its next update
+            log.warning("could not put back the icon of feed %d: %s", fid, e)
     user = undo.snapshot.feed.get("auth_username")
     url = str(undo.snapshot.feed["url"])
     if not user:

@@ -284,8 +284,7 @@ class Updater:
             self._remove_from_scheduler(feed_id)
             try:
                 feed = self.store.feed(feed_id)
-            except UsageError:  # deleted: its cached icon goes too (SQLite may reuse the id)
-                favicon.forget_icon(favicon.icons_dir(self.store.path), feed_id)
+            except UsageError:  # deleted (unsubscribe forgets its icon)
                 return
             self._add_to_scheduler(feed)
 

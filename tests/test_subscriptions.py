@@ -8,7 +8,7 @@ import pytest
 from smartreader import subscriptions
 from smartreader.core.models import ParsedEntry
 from smartreader.errors import ParseError, UsageError
-from smartreader.net import credentials
+from smartreader.net import credentials, favicon
 from smartreader.net.opml import NS, parse_opml
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.subscriptions import (
@@ -253,3 +253,44 @@ def test_a_feed_too_big_to_hold_is_not_kept_for_undo(two, monkeypatch):
     done = unsubscribe(store, fid, keep_for_undo=True)
     assert done.undo is None and store.feeds() == []
     assert unsubscribe(store, _with_articles(store, "https://q.example/f", 1)).undo is None
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # what favicon.sniff_image takes for a PNG
+
+
+def test_unsubscribing_forgets_the_icon_and_an_undo_brings_it_back(two):
+    """The CLI's ``remove`` and the window both unsubscribe here: the feed's cached
+    icon goes with it (SQLite gives the next feed the same id, which must not show
+    it), and an undo puts it back instead of fetching it again."""
+    store, _ = two
+    folder = favicon.icons_dir(store.path)
+    keep = _with_articles(store, "https://keep.example/f", 1)
+    fid = _with_articles(store, "https://p.example/f", 2)
+    favicon.save_icon(folder, keep, PNG + b"keep")
+    favicon.save_icon(folder, fid, PNG)
+
+    done = unsubscribe(store, fid, keep_for_undo=True)
+    assert favicon.icon_path(folder, fid) is None
+    assert favicon.icon_path(folder, keep) is not None  # the other feed's stays
+    assert done.undo is not None and done.undo.icon == PNG
+    back, _problem = resubscribe(store, done.undo)
+    path = favicon.icon_path(folder, back)
+    assert path is not None and path.read_bytes() == PNG
+
+    unsubscribe(store, back)  # not kept for an undo: gone all the same
+    reused = store.add_feed("https://new.example/f")
+    assert reused == fid  # the id comes round again
+    assert favicon.icon_path(folder, reused) is None
+    assert not list(folder.glob(f"{reused}.*"))  # no "none" marker left either
+
+
+def test_a_feed_without_an_icon_is_undone_without_one(two):
+    store, _ = two
+    folder = favicon.icons_dir(store.path)
+    fid = _with_articles(store, "https://p.example/f", 1)
+    favicon.save_icon(folder, fid, None)  # looked for, none found
+    done = unsubscribe(store, fid, keep_for_undo=True)
+    assert done.undo is not None and done.undo.icon is None
+    assert not list(folder.glob(f"{fid}.*"))
+    back, _problem = resubscribe(store, done.undo)
+    assert favicon.icon_path(folder, back) is None
