@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -505,3 +506,57 @@ class HelpOverlay(QWidget):
         parent = self.parentWidget()
         if parent is not None and self.hasFocus():
             parent.setFocus()
+
+
+class CompactingDialog(QDialog):
+    """ "Compacting the database…" with a busy bar and a Stop button. ``arm(ms)``
+    shows it, application-modal, only if compacting is still running after ``ms``
+    (a small database is done before anything flashes); ``finish()`` hides it.
+    Escape or closing the box means Stop: it never leaves the window behind it
+    frozen on a write that waits for the compaction."""
+
+    stopRequested = Signal()
+
+    TEXT = "Compacting the database…\nArticles can be opened and marked again when it is done."
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compacting")
+        self.setWindowModality(Qt.WindowModality.ApplicationModal)
+        self.setMinimumWidth(420)
+        self.label = plain_label(self.TEXT)
+        bar = QProgressBar()
+        bar.setRange(0, 0)  # busy: SQLite does not say how far VACUUM is
+        bar.setTextVisible(False)
+        self.stop = QPushButton("Stop")
+        self.stop.setToolTip("Stop compacting: the database stays as it was")
+        self.stop.clicked.connect(self._stop)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.stop)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.label)
+        lay.addWidget(bar)
+        lay.addLayout(row)
+        self._show_timer = QTimer(self)
+        self._show_timer.setSingleShot(True)
+        self._show_timer.timeout.connect(self.show)
+
+    def arm(self, delay_ms: int) -> None:
+        self.label.setText(self.TEXT)
+        self.stop.setEnabled(True)
+        self._show_timer.start(delay_ms)
+
+    def finish(self) -> None:
+        self._show_timer.stop()
+        self.hide()
+
+    def reject(self) -> None:  # Escape, or the window's close button
+        if self.stop.isEnabled():
+            self._stop()
+
+    @Slot()
+    def _stop(self) -> None:
+        self.stop.setEnabled(False)
+        self.label.setText("Stopping… the database stays as it was.")
+        self.stopRequested.emit()

@@ -84,7 +84,12 @@ from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, MissedBanner
 from smartreader.gui.article_view import ArticleView
 from smartreader.gui.charts import count_of, elide, humanize_in
-from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog, HelpOverlay
+from smartreader.gui.dialogs import (
+    AddFeedDialog,
+    CompactingDialog,
+    FeedPropertiesDialog,
+    HelpOverlay,
+)
 from smartreader.gui.icons import ui_icon
 from smartreader.gui.models import (
     COL_DATE,
@@ -100,6 +105,7 @@ from smartreader.gui.safetext import ask, message_box, plain_label, warn
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
+from smartreader.storage.store import COMPACT_STOPPED
 from smartreader.subscriptions import (
     Unsubscribed,
     export_opml,
@@ -110,6 +116,9 @@ from smartreader.subscriptions import (
 )
 
 log = logging.getLogger(__name__)
+
+# A compaction still running after this long shows a box that says the window waits.
+COMPACT_BOX_MS = 400
 
 SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
     (
@@ -1312,14 +1321,31 @@ class MainWindow(QMainWindow):
         dlg.trayIconChanged.connect(self.tray.set_visible)
         dlg.themeChanged.connect(self._theme_changed)
         dlg.keepChanged.connect(self.sched.cleanup_now)
-        dlg.compactRequested.connect(self.sched.compact_now)
+        dlg.compactRequested.connect(self._compact)
         self.sched.compactFinished.connect(dlg.compact_done)
         dlg.show()
         return dlg
 
+    _compact_box: CompactingDialog | None = None
+
+    @Slot()
+    def _compact(self) -> None:
+        """Compact on the worker. Every write waits for it (opening an article marks
+        it read), so past ``COMPACT_BOX_MS`` a modal box says so, with a Stop
+        button, instead of a window that freezes at the next click."""
+        if self._compact_box is None:
+            self._compact_box = CompactingDialog(self)
+            self._compact_box.stopRequested.connect(self.sched.stop_compact)
+        self._compact_box.arm(COMPACT_BOX_MS)
+        self.sched.compact_now()
+
     @Slot(object)
     def _compacted(self, result: dict[str, Any]) -> None:
-        if result.get("error"):
+        if self._compact_box is not None:
+            self._compact_box.finish()
+        if result.get("error") == COMPACT_STOPPED:
+            self.statusBar().showMessage("Stopped compacting the database: nothing changed")
+        elif result.get("error"):
             self.statusBar().showMessage(f"Compacting the database failed: {result['error']}")
         else:
             before, after = result["before"] / 1e6, result["after"] / 1e6

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.gui.charts import DelayBudgetChart, count_of, humanize_duration
 from smartreader.gui.safetext import ask
+from smartreader.storage.store import COMPACT_STOPPED
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
@@ -364,7 +365,10 @@ class SettingsDialog(QDialog):
         """The worker's answer to ``compactRequested``."""
         self.compact.setText("Compact")
         self._show_data_info()
-        if result.get("error"):
+        if result.get("error") == COMPACT_STOPPED:
+            self.data_info.setText(f"Compacting stopped: nothing changed. {self.data_info.text()}")
+            self.compact.setEnabled(True)
+        elif result.get("error"):
             self.data_info.setText(f"Compacting failed: {result['error']}")
             self.compact.setEnabled(True)
 

@@ -130,8 +130,7 @@ class SchedulerWorker(QObject):
         that keeps the worker's event loop busy."""
         self._stopping.set()
         self.cancel_current()
-        if self._compacting:
-            self.updater.store.interrupt()  # SQLite rolls the VACUUM back
+        self.updater.store.stop_compact()  # SQLite rolls a running VACUUM back
 
     def cancel_current(self) -> None:
         """Cancel the running update, if any (thread-safe); polling continues."""
@@ -247,15 +246,13 @@ class SchedulerWorker(QObject):
         if res is not None and res.read + res.unread > 0:
             self.entriesPurged.emit(int(res.read + res.unread))
 
-    _compacting = False
-
     @Slot()
     def compact(self) -> None:
         """Give the space of deleted articles back to the disk (the user asked, in
-        Settings). Every write waits meanwhile: seconds for hundreds of MB."""
+        Settings). Every write waits meanwhile: seconds for hundreds of MB (the
+        window shows that it waits, with a button that calls ``stop_compact``)."""
         if self.stopping:
             return
-        self._compacting = True
         try:
             before, after = self.updater.store.compact()
         except Exception as e:
@@ -264,8 +261,11 @@ class SchedulerWorker(QObject):
             self.compactFinished.emit({"error": str(e)})
         else:
             self.compactFinished.emit({"before": before, "after": after, "error": None})
-        finally:
-            self._compacting = False
+
+    def stop_compact(self) -> None:
+        """Stop a running compaction (thread-safe, non-blocking: the worker's own
+        thread is inside it); nothing changes, and ``compactFinished`` says so."""
+        self.updater.store.stop_compact()
 
     @Slot(bool)
     def setPolling(self, enabled: bool) -> None:
@@ -555,6 +555,10 @@ class SchedulerThread(QObject):
     def compact_now(self) -> None:
         """Compact the database (``compactFinished`` says how it went)."""
         self._compact.emit()
+
+    def stop_compact(self) -> None:
+        """Stop a running compaction (thread-safe; ``compactFinished`` follows)."""
+        self.worker.stop_compact()
 
     def cancel_current(self) -> None:
         self.worker.cancel_current()

@@ -193,6 +193,8 @@ class PurgeResult:
 # app shows the last 50 fetches of a feed and the last day's requests; a feed's
 # newest row is always kept, for its "last fetch").
 LOG_KEEP_DAYS = 180.0
+# What ``compact`` raises when ``stop_compact`` (the user, or quitting) stopped it.
+COMPACT_STOPPED = "compacting was stopped; nothing changed"
 PURGE_BATCH = 500  # entries deleted per transaction: the GUI's writes interleave
 # articles old enough to go (read flag, cutoff); the entries_age index serves it
 _OLD = "read = ? AND starred = 0 AND first_seen < ?"
@@ -330,6 +332,8 @@ class Store:
         if self._guarded:
             self.stray_wal = walguard.before_open(self.path, self.path.parent / "backups")
         self._lock = threading.RLock()
+        self._compact_flag = threading.Lock()  # guards _compacting for stop_compact
+        self._compacting = False
         try:
             if readonly:
                 uri = self.path.resolve().as_uri() + "?mode=ro"
@@ -1205,6 +1209,8 @@ class Store:
             raise StorageError("this store is read-only")
         before = self.file_bytes()
         with self._lock:
+            with self._compact_flag:
+                self._compacting = True
             try:
                 self._db.execute("VACUUM")
                 # VACUUM went through the log (WAL): the file shrinks when the log
@@ -1212,14 +1218,23 @@ class Store:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.OperationalError as e:
                 if "interrupt" in str(e).lower():
-                    raise StorageError("compacting was stopped; nothing changed") from e
+                    raise StorageError(COMPACT_STOPPED) from e
                 raise self._write_error(e) from e
+            finally:
+                with self._compact_flag:
+                    self._compacting = False
         return before, self.file_bytes()
 
-    def interrupt(self) -> None:
-        """Abort the statement running on this connection (from any thread): how
-        quitting stops a long ``compact``, which SQLite then rolls back."""
-        self._db.interrupt()
+    def stop_compact(self) -> bool:
+        """Stop a running ``compact`` (from any thread; SQLite rolls it back, and it
+        raises ``StorageError(COMPACT_STOPPED)``). Nothing else is interrupted: the
+        flag is cleared before the store lock lets another statement run. Returns
+        whether a compaction was running."""
+        with self._compact_flag:
+            if self._compacting:
+                self._db.interrupt()
+                return True
+        return False
 
     def fetch_log(self, feed_id: int | None = None, limit: int = 50) -> list[FetchLogRow]:
         where, params = ("WHERE feed_id = ?", [feed_id]) if feed_id is not None else ("", [])

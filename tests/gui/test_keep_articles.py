@@ -198,6 +198,59 @@ def test_compact_in_settings_gives_the_space_back(qtbot, request, tmp_path):
     assert "compacting" not in dlg.data_info.text()
     assert "Compacted the database:" in win.statusBar().currentMessage()
     assert store.integrity_check() == "ok"
+    # Done before COMPACT_BOX_MS: the "window waits" box never showed.
+    assert not win._compact_box.isVisible() and not win._compact_box._show_timer.isActive()
+
+
+def test_a_long_compaction_says_the_window_waits_and_can_be_stopped(
+    qtbot, request, tmp_path, monkeypatch
+):
+    """Every write waits for a compaction (opening an article marks it read): past
+    a moment the window says so in a modal box whose Stop leaves the database as
+    it was, and the window can be used at once after."""
+    from smartreader.gui import mainwindow
+
+    monkeypatch.setattr(mainwindow, "COMPACT_BOX_MS", 50)
+    store = Store(tmp_path / "db.sqlite3")
+    request.addfinalizer(store.close)
+    _space_left_by_deleting(store)
+    n, size = store.entry_count(), store.file_bytes()
+    win = _window(qtbot, request, store, tmp_path)
+    dlg = win.open_settings()
+
+    def slow() -> int:  # a big database: VACUUM takes seconds
+        time.sleep(0.001)
+        return 0
+
+    store._db.set_progress_handler(slow, 50)
+    request.addfinalizer(lambda: store._db.set_progress_handler(None, 0))
+    dlg.compact.click()
+    box = win._compact_box
+    qtbot.wait_until(box.isVisible, timeout=5000)
+    assert box.isModal() and box.stop.isEnabled()
+    assert "Articles can be opened and marked again" in box.label.text()
+    with qtbot.wait_signal(win.sched.compactFinished, timeout=20_000) as done:
+        box.stop.click()
+        assert not box.stop.isEnabled() and box.label.text().startswith("Stopping")
+    assert done.args[0]["error"] == "compacting was stopped; nothing changed"
+    qtbot.wait_until(lambda: not box.isVisible())
+    store._db.set_progress_handler(None, 0)
+    assert win.statusBar().currentMessage() == "Stopped compacting the database: nothing changed"
+    assert dlg.data_info.text().startswith("Compacting stopped: nothing changed")
+    assert dlg.compact.isEnabled()  # it can be tried again
+    assert store.entry_count() == n and store.file_bytes() >= size
+    assert store.integrity_check() == "ok"
+    assert store.add_feed("https://later.example/feed")  # the store takes writes again
+
+    # Escape means Stop too: the box never hides while the compaction goes on.
+    store._db.set_progress_handler(slow, 50)
+    dlg.compact.click()
+    qtbot.wait_until(box.isVisible, timeout=5000)
+    with qtbot.wait_signal(win.sched.compactFinished, timeout=20_000) as done:
+        box.reject()
+        assert box.isVisible() and not box.stop.isEnabled()
+    assert done.args[0]["error"] == "compacting was stopped; nothing changed"
+    qtbot.wait_until(lambda: not box.isVisible())
 
 
 def test_compact_that_fails_says_why_and_can_be_retried(qtbot, request, tmp_path):

@@ -272,7 +272,7 @@ def test_compact_stopped_midway_changes_nothing(tmp_path):
         def stop_once_started() -> int:
             calls.append(1)
             if len(calls) == 20:
-                store.interrupt()  # what quitting does, from another thread
+                store.stop_compact()  # what quitting does, from another thread
             return 0
 
         store._db.set_progress_handler(stop_once_started, 100)
@@ -281,6 +281,29 @@ def test_compact_stopped_midway_changes_nothing(tmp_path):
         store._db.set_progress_handler(None, 0)
         assert _uids(store) == {"kept"} and store.integrity_check() == "ok"
         assert store.file_bytes() >= size
+    finally:
+        store.close()
+
+
+def test_stopping_a_compaction_interrupts_nothing_else(tmp_path):
+    """``stop_compact`` aborts only a running VACUUM: called while another statement
+    runs on the same connection (the Stop button pressed just as compacting ended
+    and a fetch's write began), it leaves that statement alone."""
+    store = Store(tmp_path / "db.sqlite3")
+    try:
+        assert store.stop_compact() is False  # nothing running
+        answers: list[bool] = []
+
+        def stop_during_a_write() -> int:
+            if not answers:
+                answers.append(store.stop_compact())
+            return 0
+
+        store._db.set_progress_handler(stop_during_a_write, 10)
+        _big_feed(store, 50)  # a write, not a compaction: it completes
+        store._db.set_progress_handler(None, 0)
+        assert answers == [False] and store.entry_count() == 50
+        assert store.integrity_check() == "ok"
     finally:
         store.close()
 
