@@ -131,7 +131,8 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
             ("s", "star / unstar"),
             ("m", "mark read / unread"),
             ("Ctrl+Shift+C", "copy the article's link"),
-            ("Space", "scroll, then next article"),
+            ("Space", "scroll, then next unread, on to the next feed"),
+            ("Shift+Space", "scroll up"),
         ],
     ),
     (
@@ -586,7 +587,8 @@ class MainWindow(QMainWindow):
         self.act_copy_link = a("&Copy link", self.copy_link, "Ctrl+Shift+C")
         self.act_mark_above = a("Mark a&bove as read", self.mark_above_read)
         self.act_mark_below = a("Mark be&low as read", self.mark_below_read)
-        self.act_space = a("Page down", self.space, "Space")
+        self.act_space = a("Scroll, then next &unread", self.space, "Space")
+        self.act_space_back = a("Scroll up", self.space_back, "Shift+Space")
         self.act_next_feed = a("Next &feed", lambda: self.move_feed(1), "Shift+N")
         self.act_prev_feed = a("Previous f&eed", lambda: self.move_feed(-1), "Shift+P")
         self.act_mark_all = a("Mark &all as read", self.mark_all_read, "Shift+A")
@@ -627,7 +629,8 @@ class MainWindow(QMainWindow):
         for act in (self.act_undo, self.act_redo):
             m.addAction(act)
         m = mb.addMenu("&Article")
-        for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev, None,
+        for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev,
+                    self.act_space, None,
                     self.act_open, self.act_browser, self.act_copy_link, None, self.act_star,
                     self.act_read, self.act_mark_above, self.act_mark_below):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
@@ -954,7 +957,45 @@ class MainWindow(QMainWindow):
 
     def space(self) -> None:
         if not self.article_view.scroll_page(True):
-            self.move(1, open_=True)
+            self.next_unread()
+
+    def space_back(self) -> None:
+        self.article_view.scroll_page(False)
+
+    def next_unread(self) -> None:
+        """Open the next unread article: below in the list; else, in a feed's or a
+        folder's list, the first of the next feed that has any (the tree's order,
+        wrapping round); else one above in this list."""
+        cur = self.selected_row()
+        row = self.list_model.next_unread_row(cur)
+        if row < 0 and self._crosses_feeds():
+            key = self._next_unread_feed()
+            if key is not None and self.select_key(key):
+                cur = -1
+                row = self.list_model.next_unread_row(-1)
+        if row < 0 and cur > 0:
+            row = self.list_model.next_unread_row(-1)
+        if row >= 0:
+            self._select_row(row, open_=True)
+        else:
+            self.statusBar().showMessage("No unread articles left", 4000)
+
+    def _crosses_feeds(self) -> bool:
+        # A smart view holds every feed already; a search's list is its own.
+        return self.current_key().split(":")[0] in ("feed", "folder") and not (
+            self.search.text().strip()
+        )
+
+    def _next_unread_feed(self) -> str | None:
+        nodes = self.tree_model.unread_in_order()
+        keys = [k for k, _n in nodes]
+        cur = self.current_key()
+        mine = {f"feed:{i}" for i in self.tree_model.feed_ids_for(self.tree.currentIndex()) or ()}
+        start = keys.index(cur) + 1 if cur in keys else 0
+        for key, unread in nodes[start:] + nodes[:start]:
+            if key.startswith("feed:") and unread > 0 and key not in mine:
+                return key
+        return None
 
     def open_in_browser(self) -> None:
         eid = self.selected_entry_id() or self._current_entry

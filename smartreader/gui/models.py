@@ -406,16 +406,20 @@ class FeedTreeModel(QAbstractItemModel):
             return [int(c.id) for c in n.children]
         return None
 
-    def feed_keys_in_order(self) -> list[str]:
-        out: list[str] = []
+    def unread_in_order(self) -> list[tuple[str, int]]:
+        """Every node's key and unread count, in the tree's order."""
+        out: list[tuple[str, int]] = []
 
         def walk(n: Node) -> None:
             for c in n.children:
-                out.append(c.key)
+                out.append((c.key, c.unread))
                 walk(c)
 
         walk(self.root)
         return out
+
+    def feed_keys_in_order(self) -> list[str]:
+        return [key for key, _unread in self.unread_in_order()]
 
     # -- Qt model API ----------------------------------------------------
 
@@ -1171,6 +1175,29 @@ class ArticleListModel(QAbstractTableModel):
             self.finish_loading()
             return self.row_of(entry_id, load=False)
         return -1
+
+    def next_unread_row(self, after: int) -> int:
+        """The first unread row below ``after`` (-1: from the top); -1 when none.
+        Reads the flags a page at a time, and the rest of a long list only when
+        the part already in has no unread row below ``after``."""
+        r = after + 1
+        while True:
+            while r < len(self._ids):
+                chunk = self._ids[r : r + PAGE]
+                missing = [i for i in chunk if i not in self._cache]
+                if missing:
+                    if len(self._cache) > CACHE_MAX:
+                        self._cache.clear()
+                        missing = chunk
+                    self._cache.update(self.store.entry_rows(missing))
+                for k, eid in enumerate(chunk):
+                    row = self._cache.get(eid)
+                    if row is not None and not row.read:
+                        return r + k
+                r += len(chunk)
+            if not self._pending:
+                return -1
+            self.finish_loading()
 
     def entry_row(self, row: int) -> Any:
         return self._row(row)

@@ -51,6 +51,22 @@ def test_row_of_and_ids_wait_for_the_rest(qtbot, store, small_pages):
     assert m.row_of(last) == 299 and not m.loading()
 
 
+def test_next_unread_row_reads_the_rest_only_when_it_must(qtbot, store, small_pages):
+    ids = store.entry_ids()
+    m = ArticleListModel(store)
+    m.set_query()
+    rows = store.entry_rows(ids)
+    first = next(r for r, i in enumerate(ids) if not rows[i].read)
+    assert m.next_unread_row(-1) == first
+    assert m.loading()  # found in the first page: the rest is not read for it
+    # Read everything but one row near the end: the search goes on into the rest.
+    store.set_read(ids[:-3] + ids[-2:])
+    m.invalidate()
+    assert m.next_unread_row(first) == len(ids) - 3 and not m.loading()
+    assert m.next_unread_row(len(ids) - 3) == -1
+    assert m.next_unread_row(-1) == len(ids) - 3
+
+
 def test_requery_adds_only_new_entries_at_the_top(qtbot, store, small_pages):
     m = ArticleListModel(store)
     m.set_query(unread=True)

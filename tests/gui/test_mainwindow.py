@@ -163,6 +163,92 @@ def test_keyboard_navigation_read_star_and_counts(env, qtbot, two_feeds):
     assert not win.help.isVisible()
 
 
+@pytest.fixture
+def three_feeds(env):
+    """News/Beta (2 unread), News/Gamma (all read), Alpha (4, the second read)."""
+    now = time.time()
+
+    def feed(name: str, n: int, folder: str | None) -> tuple[int, list[int]]:
+        fid = env.store.add_feed(f"https://{name}.example/feed", title=name, folder=folder)
+        entries = [
+            ParsedEntry(f"{name}{i}", f"{name} {i}", None, "", now - i * 60, None, "<p>x</p>", "")
+            for i in range(n)
+        ]
+        env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+        return fid, env.store.entry_ids(feed_ids=[fid])  # newest first, as listed
+
+    alpha = feed("Alpha", 4, None)
+    beta = feed("Beta", 2, "News")
+    gamma = feed("Gamma", 2, "News")
+    env.store.set_read(gamma[1] + alpha[1][1:2])
+    return alpha, beta, gamma
+
+
+def _space(qtbot, win) -> int | None:
+    qtbot.keyClick(win.list, Qt.Key.Key_Space)
+    return win._current_entry
+
+
+def test_space_goes_to_the_next_unread_then_the_next_feed_with_any(env, qtbot, three_feeds):
+    (a, a_ids), (b, b_ids), (g, _g_ids) = three_feeds
+    win = env.window(start_scheduler=False)
+    order = [k for k in win.tree_model.feed_keys_in_order() if k.startswith("feed:")]
+    assert order == [f"feed:{b}", f"feed:{g}", f"feed:{a}"]  # folders first
+    win.select_feed(a)
+    win.list.setFocus()
+    # Short articles: Space is at the end at once, so it moves on, past the read one.
+    assert _space(qtbot, win) == a_ids[0]
+    assert _space(qtbot, win) == a_ids[2]
+    assert _space(qtbot, win) == a_ids[3]
+    # Alpha has no more: round to the first feed with unread ones, past Gamma.
+    assert _space(qtbot, win) == b_ids[0] and win.current_key() == f"feed:{b}"
+    assert _space(qtbot, win) == b_ids[1]
+    assert unread_of(win, "smart:unread") == 0
+    assert _space(qtbot, win) == b_ids[1] and win.current_key() == f"feed:{b}"
+    assert win.statusBar().currentMessage() == "No unread articles left"
+
+
+def test_space_in_a_folder_goes_on_after_it_and_a_smart_view_stays(env, qtbot, three_feeds):
+    (a, a_ids), (_b, b_ids), _gamma = three_feeds
+    win = env.window(start_scheduler=False)
+    win.select_key(f"folder:{env.store.folder_id('News')}")
+    win.list.setFocus()
+    assert _space(qtbot, win) == b_ids[0]
+    assert _space(qtbot, win) == b_ids[1]
+    assert _space(qtbot, win) == a_ids[0] and win.current_key() == f"feed:{a}"
+    # "All articles" holds every feed: from its last row back up to the unread above.
+    win.select_key("smart:all")
+    last = win.list_model.rowCount() - 1
+    win._select_row(last, open_=True)
+    assert _space(qtbot, win) == a_ids[2] and win.current_key() == "smart:all"
+
+
+def test_space_at_a_folders_end_goes_up_in_it_when_no_other_feed_has_any(env, qtbot, three_feeds):
+    (_a, a_ids), (_b, b_ids), _gamma = three_feeds
+    env.store.set_read(a_ids)
+    win = env.window(start_scheduler=False)
+    folder = f"folder:{env.store.folder_id('News')}"
+    win.select_key(folder)
+    win._select_row(win.list_model.rowCount() - 1, open_=True)
+    assert _space(qtbot, win) == b_ids[0] and win.current_key() == folder
+
+
+def test_space_in_a_search_stays_in_its_results(env, qtbot, three_feeds):
+    (a, a_ids), (b, _b_ids), _gamma = three_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClicks(win.search, "Alpha")
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 4, timeout=3000)
+    win._select_row(0, open_=True)
+    assert win._current_entry == a_ids[0]
+    win.list.setFocus()
+    assert _space(qtbot, win) == a_ids[2]
+    assert _space(qtbot, win) == a_ids[3]
+    assert _space(qtbot, win) == a_ids[3] and win.current_key() == f"feed:{a}"
+    assert unread_of(win, f"feed:{b}") == 2
+
+
 def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
