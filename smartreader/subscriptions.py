@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
-from smartreader.errors import CredentialsError
+from smartreader.errors import CredentialsError, UsageError
 from smartreader.net import credentials, favicon
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
 from smartreader.storage.store import Feed, FeedSnapshot, Store
@@ -24,6 +26,35 @@ from smartreader.storage.store import Feed, FeedSnapshot, Store
 TITLE = "smartreader subscriptions"
 
 log = logging.getLogger(__name__)
+
+
+# "javascript:…", "mailto:…": a scheme without "//" (but "host:8080/feed" is a port)
+_BARE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+
+
+def feed_address(text: str) -> str:
+    """A feed address as typed, checked: ``https://`` is added when it names no
+    scheme; it must be http(s) with a host, and hold no spaces and no user name
+    or password (those have their own fields, and go to the keyring). Raises
+    :class:`UsageError` saying what is wrong."""
+    url = text.strip()
+    if "://" not in url:
+        if _BARE_SCHEME.match(url):
+            raise UsageError(f"only http and https feeds are supported, not {url!r}")
+        url = "https://" + url
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(f"only http and https feeds are supported, not {url!r}")
+    try:
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+        bad = not parts.hostname or any(c.isspace() for c in url)
+    except ValueError:
+        bad = True
+    if bad:
+        raise UsageError(f"not a web address: {text.strip()!r}")
+    if "@" in parts.netloc:
+        raise UsageError("put the user name and password in their own fields, not in the address")
+    return url
 
 
 @dataclass

@@ -13,6 +13,7 @@ from smartreader.net.opml import NS, parse_opml
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.subscriptions import (
     export_opml,
+    feed_address,
     import_opml,
     resubscribe,
     undoable,
@@ -294,3 +295,25 @@ def test_a_feed_without_an_icon_is_undone_without_one(two):
     assert not list(folder.glob(f"{fid}.*"))
     back, _problem = resubscribe(store, done.undo)
     assert favicon.icon_path(folder, back) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "address"),
+    [
+        ("example.org/feed", "https://example.org/feed"),
+        ("localhost:8080/feed", "https://localhost:8080/feed"),
+        ("  http://a.example/x  ", "http://a.example/x"),
+    ],
+)
+def test_feed_address_adds_https_when_no_scheme_is_named(typed, address):
+    assert feed_address(typed) == address
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["not a url", "javascript:alert(1)", "mailto:a@b.example", "ftp://x/y", "file:///etc/passwd",
+     "http://a.example:port/", "https://", "http://u:p@a.example/"],
+)  # fmt: skip
+def test_feed_address_refuses_what_is_not_a_web_feed(typed):
+    with pytest.raises(UsageError):
+        feed_address(typed)

@@ -41,6 +41,7 @@ from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import count_of
 from smartreader.gui.safetext import ask, plain_label
 from smartreader.gui.settings import KEEP_CHOICES
+from smartreader.subscriptions import feed_address
 
 log = logging.getLogger(__name__)
 
@@ -319,6 +320,15 @@ class FeedPropertiesDialog(QDialog):
         username = self.username.text().strip() or None
         password = self.password.text()
         new_url = self.url.text().strip() or feed.url
+        if new_url != feed.url:
+            # checked now, not at the next fetch (which would only then say why)
+            try:
+                new_url = feed_address(new_url)
+            except SmartReaderError as e:
+                self.show_error(str(e))
+                self.url.setFocus()
+                return
+            self.url.setText(new_url)
         old_user = feed.auth_username
         # the keyring entry is keyed by address and user name
         moved = bool(old_user) and (feed.url, old_user) != (new_url, username)
@@ -493,6 +503,14 @@ class HelpOverlay(QWidget):
         p = QPainter(self)
         p.fillRect(self.rect(), QColor(0, 0, 0, 110))
         p.end()
+
+    def event(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.ShortcutOverride:
+            # the key only closes the sheet: the window's j or Space must not act
+            # unseen under it
+            e.accept()
+            return True
+        return super().event(e)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         self.hide()

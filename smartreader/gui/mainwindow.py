@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ from PySide6.QtGui import (
     QFont,
     QGuiApplication,
     QIcon,
+    QKeyEvent,
     QKeySequence,
     QPainter,
     QPalette,
@@ -58,6 +60,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
     QFileDialog,
     QHeaderView,
     QInputDialog,
@@ -101,7 +104,7 @@ from smartreader.gui.models import (
     UnreadRole,
 )
 from smartreader.gui.prefs import Prefs
-from smartreader.gui.safetext import ask, message_box, plain_label, warn
+from smartreader.gui.safetext import ElidedLabel, ask, message_box, plain_label, warn
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
@@ -149,7 +152,8 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         "Anywhere",
         [
             ("/", "search"),
-            ("Esc", "leave the search box"),
+            ("Enter", "search: open the first result"),
+            ("Esc", "search: clear it, back to the list"),
             ("Ctrl++ Ctrl+-", "larger / smaller text"),
             ("?", "this help"),
         ],
@@ -198,7 +202,12 @@ class FlagCommand(AppliedCommand):
     def apply(self, value: bool) -> None:
         store = self.win.store
         (store.set_read if self.column == "read" else store.set_starred)(self.ids, value)
-        if self.whole_list:
+        if self.whole_list and not value and self.win.list_model.query().get("unread"):
+            # unread again, and the list shows unread ones: they belong in it (a
+            # mark-all made elsewhere, undone here, left the list short of the counts)
+            self.win._apply_query()
+            self.win._counts_changed()
+        elif self.whole_list:
             self.win._read_state_changed()
         else:
             self.win._flags_changed(self.ids)
@@ -318,6 +327,21 @@ class ListColumns(QObject):
             self._fitting = False
 
 
+class SearchBox(QLineEdit):
+    """The toolbar's search field. Enter and Escape are its own while it has the
+    focus: the window's Enter shortcut (open article) took Enter first."""
+
+    def event(self, e: QEvent) -> bool:
+        if (
+            e.type() == QEvent.Type.ShortcutOverride
+            and isinstance(e, QKeyEvent)
+            and e.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape)
+        ):
+            e.accept()
+            return True
+        return super().event(e)
+
+
 class FeedTreeDelegate(QStyledItemDelegate):
     """Paints the unread count as a right-aligned pill after the feed's title."""
 
@@ -397,6 +421,8 @@ class MainWindow(QMainWindow):
         self.data_dir = Path(data_dir) if data_dir is not None else Path(store.path).parent
         self._open_url = open_url
         self._current_entry: int | None = None
+        self._requests = deque()
+        self._dialog_request = {}
         self._closing = False
         self.setWindowTitle("smartreader — demo" if demo else "smartreader")
         self.setWindowIcon(app_icon())
@@ -457,6 +483,7 @@ class MainWindow(QMainWindow):
         self.tree_model.feedDropped.connect(self._move_feed)
         self.list_model = ArticleListModel(self.reader, self)
         self.list_model.loaded.connect(self._list_loaded)
+        self.list_model.rowsInserted.connect(self._rows_arrived)
 
     def _build_widgets(self) -> None:
         self.tree = QTreeView()
@@ -502,7 +529,7 @@ class MainWindow(QMainWindow):
 
         self.banner = MissedBanner()
         self.banner.dismissed.connect(self._dismiss_alert)
-        self.list_title = plain_label()  # the feed or folder name
+        self.list_title = ElidedLabel()  # the feed or folder name
         self.list_title.setObjectName("listTitle")
         f = self.list_title.font()
         f.setPointSizeF(f.pointSizeF() * 1.15)
@@ -658,7 +685,7 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         tb.addWidget(spacer)
-        self.search = QLineEdit()
+        self.search = SearchBox()
         self.search.setObjectName("search")
         self.search.setPlaceholderText("Search articles  (/)")
         self.search.setClearButtonEnabled(True)
@@ -847,6 +874,7 @@ class MainWindow(QMainWindow):
     def _apply_query(self) -> None:
         keep = self._current_entry
         self._after_load = None
+        self._first_result_pending = False
         self.list_model.set_query(**self._query())
         if keep is not None:  # the article shown: its row, if the list has it
             self._select_in_list(keep, open_=False)
@@ -878,12 +906,27 @@ class MainWindow(QMainWindow):
             self._select_row(row, open_=open_)
 
     def _search_done(self) -> None:
+        """Enter in the search box: to the results, opening the first."""
         self._search_timer.stop()
         self._apply_query()
         if self.list_model.rowCount() > 0:
-            self.list.setFocus()
-            if not self.list.currentIndex().isValid():
-                self._select_row(0, open_=True)
+            self._to_results()
+        elif self.list_model.loading():
+            # a search over a big store finds its first matches a few turns later
+            self._first_result_pending = True
+
+    _first_result_pending = False
+
+    def _to_results(self) -> None:
+        self._first_result_pending = False
+        # (focusing a view makes its first row current, unselected: ask the selection)
+        if self.selected_row() < 0:
+            self._select_row(0, open_=True)
+        self.list.setFocus()
+
+    def _rows_arrived(self) -> None:
+        if self._first_result_pending and self.list_model.rowCount() > 0:
+            self._to_results()
 
     # -- articles --------------------------------------------------------------------
 
@@ -1253,18 +1296,40 @@ class MainWindow(QMainWindow):
         node = self.tree_model.node(self.tree.currentIndex())
         dlg = AddFeedDialog(folders, self, folder=node.title if node.kind == "folder" else None)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.subscribeRequested.connect(self.sched.subscribe)
+        dlg.subscribeRequested.connect(
+            lambda url, folder: self._request_subscription(dlg, url, folder)
+        )
         if url:
             dlg.url.setText(url)
         self._add_dialog = dlg
-        dlg.finished.connect(lambda _r: setattr(self, "_add_dialog", None))
+        dlg.finished.connect(lambda result: self._add_dialog_closed(dlg, result))
         dlg.show()
         return dlg
 
     _add_dialog: AddFeedDialog | None = None
+    # One [still wanted] per subscription asked of the worker, oldest first (it
+    # answers them in order); Cancel while one runs clears its flag.
+    _requests: deque[list[bool]]
+    _dialog_request: dict[int, list[bool]]
+
+    def _request_subscription(self, dlg: AddFeedDialog, url: str, folder: object) -> None:
+        wanted = [True]
+        self._requests.append(wanted)
+        self._dialog_request[id(dlg)] = wanted
+        self.sched.subscribe(url, folder)  # type: ignore[arg-type]
+
+    def _add_dialog_closed(self, dlg: AddFeedDialog, result: int) -> None:
+        if self._add_dialog is dlg:
+            self._add_dialog = None
+        wanted = self._dialog_request.pop(id(dlg), None)
+        if wanted is not None and result != QDialog.DialogCode.Accepted:
+            wanted[0] = False  # cancelled while looking: undone when it arrives
 
     @Slot(int)
     def _subscribed(self, feed_id: int) -> None:
+        if self._requests and not self._requests.popleft()[0]:
+            self._drop_cancelled(feed_id)
+            return
         if self._add_dialog is not None:
             self._add_dialog.accept()
         self.list_model.reload_feed_titles()
@@ -1273,8 +1338,23 @@ class MainWindow(QMainWindow):
         self._update_unread_total()
         self.statusBar().showMessage(f"Subscribed to {self._feed_title(feed_id)}", 6000)
 
+    def _drop_cancelled(self, feed_id: int) -> None:
+        """The user cancelled this subscription before the worker was done with it
+        (the feed cannot be interrupted mid-fetch): take it out again, quietly."""
+        title = self._feed_title(feed_id)
+        try:
+            unsubscribe(self.store, feed_id, keep_for_undo=False)
+        except SmartReaderError as e:  # a busy database: it stays, and the user sees it
+            self.tree_model.reload()
+            self.statusBar().showMessage(f"Could not cancel subscribing to {title}: {e}", 10_000)
+            return
+        self.sched.feed_changed(feed_id)
+        self.statusBar().showMessage(f"Cancelled: not subscribed to {title}", 6000)
+
     @Slot(str)
     def _subscribe_failed(self, message: str) -> None:
+        if self._requests and not self._requests.popleft()[0]:
+            return  # cancelled anyway
         if self._add_dialog is not None:
             self._add_dialog.show_error(message)
         else:
@@ -1418,6 +1498,12 @@ class MainWindow(QMainWindow):
 
     def keyPressEvent(self, event: Any) -> None:
         if event.key() == Qt.Key.Key_Escape and self.search.hasFocus():
+            # as in most readers, Escape ends the search: the whole list comes back
+            # (the article being read stays selected in it)
+            if self.search.text():
+                self.search.clear()
+                self._search_timer.stop()
+                self._apply_query()
             self.list.setFocus()
             return
         super().keyPressEvent(event)

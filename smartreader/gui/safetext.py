@@ -10,8 +10,9 @@ it ran out of memory. Every widget that shows such text goes through here.
 from __future__ import annotations
 
 import html
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 TIP_LINE = 100  # characters; a tooltip line longer than this wraps
@@ -23,6 +24,44 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setText(text)
     return label
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that ends in "…" when it is too narrow, with
+    the whole text as its tooltip then (a long feed name was cut mid-letter), and
+    that never asks for the width of its text."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event: Any) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._elide()
+
+    def _elide(self) -> None:
+        m = self.contentsMargins()
+        room = self.width() - m.left() - m.right()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        super().setText(shown)
+        self.setToolTip(tip(self._full) if shown != self._full else "")
 
 
 def tip(text: str | None) -> str:

@@ -174,3 +174,32 @@ def test_without_a_keyring_the_password_can_be_kept_for_this_session(qtbot, tmp_
         assert credentials.get_password(NEW, "ann") == "s3cret"
         assert not credentials.kept_for_session(OLD, "ann")
     assert not any(b"s3cret" in p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("not a url", "not a web address"),
+        ("javascript:alert(1)", "only http and https"),
+        ("ftp://x.example/feed", "only http and https"),
+        ("file:///etc/passwd", "only http and https"),
+        ("https://eve:pw@x.example/feed", "their own fields"),
+    ],
+)
+def test_a_bad_address_is_refused_when_saved_and_nothing_changes(qtbot, feed, kr, typed, says):
+    store, fid = feed
+    dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+    qtbot.addWidget(dlg)
+    dlg.url.setText(typed)
+    dlg.title.setText("Renamed")
+    dlg.save()
+    assert dlg.result() != dlg.DialogCode.Accepted
+    assert says in dlg.error.text() and dlg.error.isVisibleTo(dlg)
+    assert store.feed(fid).url == OLD and store.feed(fid).user_title is None
+    assert credentials.get_password(OLD, "ann") == "s3cret"
+
+
+def test_an_address_without_a_scheme_gets_https(qtbot, feed, kr):
+    store, fid = feed
+    _save(qtbot, store, fid, url="new.example/feed.xml")
+    assert store.feed(fid).url == "https://new.example/feed.xml"

@@ -112,6 +112,31 @@ def test_subscribe_error_is_shown_in_the_dialog(env, qtbot, feed_server):
     assert env.store.feeds() == []
 
 
+def test_cancel_while_looking_for_the_feed_leaves_no_subscription(env, qtbot, feed_server):
+    slow = feed_server.url("/slow.xml")
+    feed_server.route(
+        "/slow.xml", Reply(body=rss(2), headers={"Content-Type": "application/rss+xml"}, delay=0.6)
+    )
+    url = serve(feed_server, "/a.xml", rss(3))
+    win = env.window()
+    before = win.current_key()
+    dlg = win.add_feed(slow)
+    dlg.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert dlg.progress.isVisible()
+    dlg.buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
+    # the next subscription, asked meanwhile, is answered after the cancelled one
+    dlg2 = win.add_feed(url)
+    with qtbot.wait_signal(win.sched.subscribed, timeout=10_000):
+        dlg2.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert win.current_key() == before  # the cancelled one did not take the view
+    assert "Cancelled: not subscribed to" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: win._add_dialog is None, timeout=10_000)  # dlg2 done
+    (kept,) = env.store.feeds()
+    assert kept.url == url and win.current_key() == f"feed:{kept.id}"
+    assert feed_server.requests_for("/slow.xml")
+    assert win.tree_model.index_for_key(f"feed:{kept.id}").isValid()
+
+
 @pytest.fixture
 def two_feeds(env, feed_server):
     a = env.updater.subscribe(serve(feed_server, "/a.xml", rss(3, prefix="Alpha")))
@@ -161,6 +186,11 @@ def test_keyboard_navigation_read_star_and_counts(env, qtbot, two_feeds):
     assert win.help.isVisible()
     qtbot.keyClick(win.help, Qt.Key.Key_Escape)
     assert not win.help.isVisible()
+    # any key closes it, and only closes it: j does not open an article under it
+    shown = win._current_entry
+    win.show_help()
+    qtbot.keyClick(win.help, Qt.Key.Key_J)
+    assert not win.help.isVisible() and win._current_entry == shown
 
 
 @pytest.fixture
@@ -265,6 +295,50 @@ def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     qtbot.waitUntil(lambda: win.list_model.rowCount() == 5, timeout=3000)
 
 
+def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot, two_feeds):
+    """The window's Enter shortcut (open article) used to take Enter from the box."""
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClicks(win.search, "zebras")
+    qtbot.keyClick(win.search, Qt.Key.Key_Return)
+    assert win.list.hasFocus() and win.list_model.rowCount() == 2
+    first = win.list_model.entry_id(0)
+    assert win._current_entry == first and "zebras" in win.article_view.html()
+    # Escape in the box ends the search: the whole list, the article still selected
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClick(win.search, Qt.Key.Key_Escape)
+    assert win.search.text() == "" and win.list.hasFocus()
+    assert win.list_model.rowCount() == 5 and win.selected_entry_id() == first
+    # keypad Enter too
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClicks(win.search, "cats")
+    win.list.selectionModel().clear()
+    qtbot.keyClick(win.search, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
+    assert win.list.hasFocus() and win.selected_row() == 0
+
+
+def test_enter_before_a_long_search_has_results_opens_the_first_when_it_comes(
+    env, qtbot, small_pages
+):
+    now = time.time()
+    fid = env.store.add_feed("https://a.example/feed", title="Long")
+    word = {150: "needle"}
+    entries = [
+        ParsedEntry(f"u{i}", f"Item {i} {word.get(i, 'hay')}", None, "", now - i * 60, None, "", "")
+        for i in range(200)
+    ]
+    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClicks(win.search, "needle")
+    qtbot.keyClick(win.search, Qt.Key.Key_Return)
+    assert win.list_model.rowCount() == 0  # searched a slice at a time
+    qtbot.waitUntil(lambda: win._current_entry is not None, timeout=3000)
+    assert "needle" in win.article_view.html() and win.list.hasFocus()
+
+
 def _unread_ids(store) -> set[int]:
     return {i for i in store.entry_ids() if not store.entry(i).read}
 
@@ -297,11 +371,30 @@ def test_mark_all_read_is_undone_and_redone_by_the_keys(env, qtbot, two_feeds):
     assert win.act_undo in edit.actions() and win.act_redo in edit.actions()
 
 
+def test_undoing_a_mark_all_made_elsewhere_brings_its_articles_into_all_unread(
+    env, qtbot, two_feeds
+):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.mark_all_read()
+    win.select_key("smart:unread")
+    assert win.list_model.rowCount() == 2  # Beta's
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_J)  # reading one: it stays listed, read
+    shown = win._current_entry
+    win.act_undo.trigger()  # Alpha's three are unread again
+    assert unread_of(win, "smart:unread") == 4
+    assert win.list_model.rowCount() == 4
+    assert set(win.list_model.ids()) == _unread_ids(env.store)
+    assert win._current_entry == shown  # the article being read stays open
+
+
 def test_mark_all_read_during_a_search_marks_only_the_matches(env, qtbot, two_feeds):
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
     win.search.setText("zebras")
-    win._search_done()
+    win._apply_query()  # the results, none opened (Enter would open the first)
     matches = set(win.list_model.ids())
     assert len(matches) == 2 and _unread_ids(env.store) >= matches
     win.act_mark_all.trigger()
