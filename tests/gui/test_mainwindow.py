@@ -75,6 +75,19 @@ class Env:
         self.store.close()
 
 
+def stored_feed(env, name: str, n: int, *, folder=None, title=None) -> int:
+    """A feed with ``n`` entries stored (a minute apart, newest first), no server."""
+    now = time.time()
+    fid = env.store.add_feed(f"https://{name.lower()}.example/feed", title=name, folder=folder)
+    titles = [title(i) if title else f"{name} {i}" for i in range(n)]
+    entries = [
+        ParsedEntry(f"{name}{i}", t, None, "", now - i * 60, None, "<p>x</p>", "")
+        for i, t in enumerate(titles)
+    ]
+    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+    return fid
+
+
 @pytest.fixture
 def env(tmp_path, qtbot):
     e = Env(tmp_path, qtbot)
@@ -196,15 +209,9 @@ def test_keyboard_navigation_read_star_and_counts(env, qtbot, two_feeds):
 @pytest.fixture
 def three_feeds(env):
     """News/Beta (2 unread), News/Gamma (all read), Alpha (4, the second read)."""
-    now = time.time()
 
     def feed(name: str, n: int, folder: str | None) -> tuple[int, list[int]]:
-        fid = env.store.add_feed(f"https://{name}.example/feed", title=name, folder=folder)
-        entries = [
-            ParsedEntry(f"{name}{i}", f"{name} {i}", None, "", now - i * 60, None, "<p>x</p>", "")
-            for i in range(n)
-        ]
-        env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+        fid = stored_feed(env, name, n, folder=folder)
         return fid, env.store.entry_ids(feed_ids=[fid])  # newest first, as listed
 
     alpha = feed("Alpha", 4, None)
@@ -321,14 +328,8 @@ def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot,
 def test_enter_before_a_long_search_has_results_opens_the_first_when_it_comes(
     env, qtbot, small_pages
 ):
-    now = time.time()
-    fid = env.store.add_feed("https://a.example/feed", title="Long")
     word = {150: "needle"}
-    entries = [
-        ParsedEntry(f"u{i}", f"Item {i} {word.get(i, 'hay')}", None, "", now - i * 60, None, "", "")
-        for i in range(200)
-    ]
-    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+    stored_feed(env, "Long", 200, title=lambda i: f"Item {i} {word.get(i, 'hay')}")
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
     qtbot.keyClick(win.list, Qt.Key.Key_Slash)
@@ -540,13 +541,7 @@ def test_the_last_article_reopens_without_reading_the_whole_list_first(env, qtbo
     """The article open at quit is beyond the list's first page: the window shows
     without waiting for the rest of the list, and the article opens once it is in;
     unless the user has opened another meanwhile, or it is no longer in the list."""
-    now = time.time()
-    fid = env.store.add_feed("https://a.example/feed", title="Long")
-    entries = [
-        ParsedEntry(f"u{i}", f"Item {i}", None, "", now - i * 60, None, "<p>x</p>", "")
-        for i in range(60)
-    ]
-    env.store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+    stored_feed(env, "Long", 60)
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
     qtbot.waitUntil(lambda: not win.list_model.loading(), timeout=3000)
