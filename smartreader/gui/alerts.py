@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from smartreader.gui.charts import accent, blend
+from smartreader.gui.charts import accent, blend, humanize_in
 from smartreader.gui.safetext import plain_label
 
 log = logging.getLogger(__name__)
@@ -66,19 +66,13 @@ def alert_text(alert: Any, now: float | None = None) -> str:
     return text + "; checks are now more frequent."
 
 
-class MissedBanner(QFrame):
-    """Shown above a feed's article list while it has an open missed-item alert.
+class Banner(QFrame):
+    """A notice above the article list: an icon, wrapped selectable text and
+    buttons, on a tinted rounded box of ``hue``."""
 
-    Signals:
-        dismissed(int): the user dismissed the alert with this id.
-    """
-
-    dismissed = Signal(int)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, hue: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("missedBanner")
-        self._alert: Any = None
+        self._hue = hue
         lay = QHBoxLayout(self)
         lay.setContentsMargins(10, 6, 6, 6)
         lay.setSpacing(10)
@@ -91,19 +85,58 @@ class MissedBanner(QFrame):
         self.label = plain_label()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.button = QPushButton("Dismiss")
-        self.button.setToolTip("Hide this notice; the feed keeps its higher check rate")
-        self.button.clicked.connect(self._dismiss)
+        # the buttons go under the text, so a narrow list pane keeps it readable
+        body = QVBoxLayout()
+        body.setSpacing(4)
+        body.addWidget(self.label)
+        self._buttons = QHBoxLayout()
+        self._buttons.addStretch(1)
+        body.addLayout(self._buttons)
         lay.addWidget(self.icon)
-        lay.addWidget(self.label, 1)
-        lay.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        lay.addLayout(body, 1)
         self.setVisible(False)
 
-    def alert(self) -> Any:
-        return self._alert
+    def add_button(self, text: str, tip: str = "") -> QPushButton:
+        button = QPushButton(text)
+        button.setToolTip(tip)
+        self._buttons.addWidget(button)
+        return button
 
     def text(self) -> str:
         return self.label.text()
+
+    def paintEvent(self, event: Any) -> None:
+        # Painted, not style-sheeted, so it follows palette (theme) changes live.
+        pal = self.palette()
+        c = accent(pal, self._hue)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(QPen(c, 1))
+        p.setBrush(blend(pal.color(QPalette.ColorRole.Window), c, 0.16))
+        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        p.end()
+
+
+class MissedBanner(Banner):
+    """Shown above a feed's article list while it has an open missed-item alert.
+
+    Signals:
+        dismissed(int): the user dismissed the alert with this id.
+    """
+
+    dismissed = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(38, parent)
+        self.setObjectName("missedBanner")
+        self._alert: Any = None
+        self.button = self.add_button(
+            "Dismiss", "Hide this notice; the feed keeps its higher check rate"
+        )
+        self.button.clicked.connect(self._dismiss)
+
+    def alert(self) -> Any:
+        return self._alert
 
     def set_alert(self, alert: Any | None, *, now: float | None = None) -> None:
         """Show ``alert`` (a ``storage.Alert``), or hide the banner for None."""
@@ -128,16 +161,64 @@ class MissedBanner(QFrame):
         if alert is not None:
             self.dismissed.emit(int(alert.id))
 
-    def paintEvent(self, event: Any) -> None:
-        # Painted, not style-sheeted, so it follows palette (theme) changes live.
-        pal = self.palette()
-        c = accent(pal, 38)
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.setPen(QPen(c, 1))
-        p.setBrush(blend(pal.color(QPalette.ColorRole.Window), c, 0.16))
-        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
-        p.end()
+
+def feed_problem(feed: Any, now: float | None = None) -> str | None:
+    """What is wrong with a feed's checks, for the banner; None when nothing is."""
+    now = time.time() if now is None else now
+    if feed.status == "gone":
+        why = f" ({feed.last_error})" if feed.last_error else ""
+        return (
+            f"The server says this feed is gone{why}, so it is no longer checked. "
+            "Check again if it is back, or give it a new address in Properties."
+        )
+    if not (feed.error_count and feed.last_error):
+        return None
+    n = int(feed.error_count)
+    head = "The last check" if n == 1 else f"The last {n} checks"
+    text = f"{head} of this feed failed: {feed.last_error}."
+    if feed.last_success:
+        text += f" The last good check was {humanize_in(feed.last_success, now)}."
+    else:
+        text += " No check has worked yet."
+    return text + " It is tried again later."
+
+
+class FeedErrorBanner(Banner):
+    """Shown above a feed's article list while its checks fail (or the server
+    said it is gone): why, since when, and a retry.
+
+    Signals:
+        retryRequested(int): check this feed now (a gone one: again at all).
+        propertiesRequested(int): open this feed's properties.
+    """
+
+    retryRequested = Signal(int)
+    propertiesRequested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, parent)
+        self.setObjectName("feedErrorBanner")
+        self._feed_id: int | None = None
+        self.retry = self.add_button("Retry now", "Check this feed now")
+        self.props = self.add_button("Properties…", "Its address, user name and password")
+        self.retry.clicked.connect(lambda: self._emit(self.retryRequested))
+        self.props.clicked.connect(lambda: self._emit(self.propertiesRequested))
+
+    def set_feed(self, feed: Any | None, *, now: float | None = None) -> None:
+        """Show ``feed``'s problem (a ``storage.Feed``), or hide for None / no problem."""
+        text = feed_problem(feed, now) if feed is not None else None
+        self._feed_id = int(feed.id) if text is not None else None
+        if text is None:
+            self.label.clear()
+            self.setVisible(False)
+            return
+        self.label.setText(text)
+        self.retry.setText("Check again" if feed.status == "gone" else "Retry now")
+        self.setVisible(True)
+
+    def _emit(self, signal: Any) -> None:
+        if self._feed_id is not None:
+            signal.emit(self._feed_id)
 
 
 class AlertsView(QWidget):

@@ -84,7 +84,7 @@ from PySide6.QtWidgets import (
 
 from smartreader.errors import SmartReaderError
 from smartreader.gui.activity import ActivityPanel
-from smartreader.gui.alerts import AlertsView, MissedBanner
+from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner
 from smartreader.gui.article_view import ArticleView
 from smartreader.gui.charts import count_of, elide, humanize_in
 from smartreader.gui.dialogs import (
@@ -529,6 +529,9 @@ class MainWindow(QMainWindow):
 
         self.banner = MissedBanner()
         self.banner.dismissed.connect(self._dismiss_alert)
+        self.error_banner = FeedErrorBanner()
+        self.error_banner.retryRequested.connect(self._retry_feed)
+        self.error_banner.propertiesRequested.connect(lambda _fid: self.feed_properties())
         self.list_title = ElidedLabel()  # the feed or folder name
         self.list_title.setObjectName("listTitle")
         f = self.list_title.font()
@@ -541,6 +544,7 @@ class MainWindow(QMainWindow):
         ml.setContentsMargins(0, 0, 0, 0)
         ml.setSpacing(4)
         ml.addWidget(self.list_title)
+        ml.addWidget(self.error_banner)
         ml.addWidget(self.banner)
         ml.addWidget(self.list, 1)
         # Below this the titles of a mixed list (beside feed and date) are unreadable.
@@ -1529,6 +1533,24 @@ class MainWindow(QMainWindow):
         fid = self.current_feed_id()
         alerts = self.store.alerts(feed_id=fid) if fid is not None else []
         self.banner.set_alert(alerts[0] if alerts else None)
+        try:
+            feed = self.store.feed(fid) if fid is not None else None
+        except SmartReaderError:  # deleted meanwhile
+            feed = None
+        self.error_banner.set_feed(feed)
+
+    @Slot(int)
+    def _retry_feed(self, feed_id: int) -> None:
+        try:
+            if self.store.feed(feed_id).status == "gone":
+                # the user says it may be back: scheduled and checked again
+                self.store.update_feed(feed_id, status="active")
+                self.sched.feed_changed(feed_id)
+        except SmartReaderError as e:
+            self.statusBar().showMessage(str(e), 10_000)
+            return
+        self.sched.refresh_feeds([feed_id])
+        self.statusBar().showMessage(f"Checking {self._feed_title(feed_id)}…", 4000)
 
     @Slot(int)
     def _dismiss_alert(self, alert_id: int) -> None:

@@ -617,6 +617,44 @@ def test_missed_items_banner_badge_and_dismiss(env, qtbot, two_feeds):
     assert not win.banner.isVisible() and env.store.alerts() == []
 
 
+def test_a_failing_feed_says_why_above_its_list_and_retry_checks_it(env, qtbot, feed_server):
+    url = serve(feed_server, "/a.xml", rss(2))
+    fid = env.updater.subscribe(url)
+    feed_server.route("/a.xml", Reply(status=500, body=b"oops"))
+    env.updater.update(manual=True)
+    env.updater.update(manual=True)
+    win = env.window()
+    win.select_feed(fid)
+    assert win.error_banner.isVisible() and not win.banner.isVisible()
+    text = win.error_banner.text()
+    assert "The last 2 checks of this feed failed" in text and "500" in text
+    assert "The last good check was" in text and win.list_model.rowCount() == 2  # kept
+    win.select_key("smart:all")
+    assert not win.error_banner.isVisible()
+    win.select_feed(fid)
+    serve(feed_server, "/a.xml", rss(3))
+    with qtbot.wait_signal(win.sched.updateFinished, timeout=10_000):
+        win.error_banner.retry.click()
+    qtbot.waitUntil(lambda: not win.error_banner.isVisible(), timeout=5000)
+    assert env.store.feed(fid).error_count == 0
+
+
+def test_a_gone_feed_can_be_checked_again(env, qtbot, feed_server):
+    url = serve(feed_server, "/a.xml", rss(2))
+    fid = env.updater.subscribe(url)
+    feed_server.route("/a.xml", Reply(status=410, body=b"gone"))
+    env.updater.update(manual=True)
+    assert env.store.feed(fid).status == "gone"
+    win = env.window()
+    win.select_feed(fid)
+    assert "gone" in win.error_banner.text() and win.error_banner.retry.text() == "Check again"
+    serve(feed_server, "/a.xml", rss(3))
+    with qtbot.wait_signal(win.sched.updateFinished, timeout=10_000):
+        win.error_banner.retry.click()
+    qtbot.waitUntil(lambda: not win.error_banner.isVisible(), timeout=5000)
+    assert env.store.feed(fid).status == "active" and win.list_model.rowCount() == 3
+
+
 def test_activity_tab_follows_the_selected_feed(env, qtbot, two_feeds):
     a, _b = two_feeds
     win = env.window(start_scheduler=False)
