@@ -129,6 +129,7 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("j k", "next / previous article"),
             ("n p", "move without opening"),
+            ("Home End", "first / last article"),
             ("o Enter", "open the selected article"),
             ("v", "open in the browser"),
             ("s", "star / unstar"),
@@ -144,7 +145,9 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Shift+N Shift+P", "next / previous feed"),
             ("Shift+A", "mark all as read"),
             ("Ctrl+Z", "undo marking read or starring"),
-            ("r", "refresh"),
+            ("r F5", "refresh the feed"),
+            ("Shift+R", "refresh all"),
+            ("F2", "rename"),
             ("Ctrl+N", "add a feed"),
         ],
     ),
@@ -327,6 +330,25 @@ class ListColumns(QObject):
             self._fitting = False
 
 
+class ArticleTable(QTableView):
+    """The article list. Home and End go to the first and last article (a table
+    moves them along the row's columns, which in a list of rows does nothing)."""
+
+    def moveCursor(
+        self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
+        model = self.model()
+        home = action == QAbstractItemView.CursorAction.MoveHome
+        if (home or action == QAbstractItemView.CursorAction.MoveEnd) and model is not None:
+            if not home and isinstance(model, ArticleListModel):
+                model.finish_loading()  # the last article, not the last page read so far
+            n = model.rowCount()
+            if n:
+                column = max(self.currentIndex().column(), COL_TITLE)
+                return model.index(0 if home else n - 1, column)
+        return super().moveCursor(action, modifiers)
+
+
 class SearchBox(QLineEdit):
     """The toolbar's search field. Enter and Escape are its own while it has the
     focus: the window's Enter shortcut (open article) took Enter first."""
@@ -500,7 +522,7 @@ class MainWindow(QMainWindow):
         self.tree.selectionModel().currentChanged.connect(self._node_changed)
         self.tree_model.modelReset.connect(self.tree.expandAll)
 
-        self.list = QTableView()
+        self.list = ArticleTable()
         self.list.setObjectName("articleList")
         self.list.setModel(self.list_model)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

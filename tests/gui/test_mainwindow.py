@@ -286,6 +286,18 @@ def test_space_in_a_search_stays_in_its_results(env, qtbot, three_feeds):
     assert unread_of(win, f"feed:{b}") == 2
 
 
+def test_home_and_end_go_to_the_first_and_last_article(env, qtbot, small_pages):
+    stored_feed(env, "Long", 60)
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    assert win.list_model.loading()
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_End)
+    assert win.selected_row() == 59 and win._current_entry == win.list_model.entry_id(59)
+    qtbot.keyClick(win.list, Qt.Key.Key_Home)
+    assert win.selected_row() == 0 and win._current_entry == win.list_model.entry_id(0)
+
+
 def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
