@@ -5,10 +5,16 @@ anything):
 
 * nothing but ``http``/``https`` is ever loaded: no ``file:``, ``qrc:``, relative or
   ``data:`` resources, so an article cannot read local files or probe paths;
+* an image that is not loaded is drawn from our own stand-in ``QImage``: Qt
+  reads an image's name as a local file when ``loadResource`` gives it no image;
 * remote images load only when the feed's "load images" setting is on, or after
   the user presses "Load images" for this article. They are fetched
   asynchronously with ``QNetworkAccessManager`` (never blocking the GUI thread),
   size-limited, and the document is re-laid out when they arrive;
+* every image is sized by ``ReaderBrowser.fit_images`` once the HTML is in:
+  never wider than the text column (aspect kept; again when the pane is
+  resized), and one not loaded takes no more room than a small sign or its
+  alt text; the "Load images" bar counts those, whatever their attributes;
 * links never navigate inside the view (``setOpenLinks(False)``); clicked
   ``http(s)``/``mailto`` links open in the system browser.
 
@@ -33,14 +39,23 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QByteArray, QEvent, QPointF, QRectF, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
+    QColor,
     QDesktopServices,
     QFont,
+    QFontMetricsF,
     QImage,
+    QPainter,
     QPalette,
+    QPolygonF,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCursor,
     QTextDocument,
+    QTextFormat,
     QTextFrameFormat,
+    QTextImageFormat,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -65,6 +80,10 @@ READ_WIDTH_PX = 720  # ~70 characters of body text
 BODY_PT = 11.0  # body text size at the normal zoom
 MIN_SIDE_MARGIN = 28
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+# wider images are kept at this width (memory); still sharp on a 2x screen
+MAX_STORED_IMAGE_PX = 2 * READ_WIDTH_PX
+PLACEHOLDER_PX = 16  # an image not loaded, without alt text: a small picture sign
+MAX_ALT_CHARS = 200
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
 # text sizes offered, as factors of the normal one (the steps of most browsers)
@@ -100,7 +119,7 @@ h1.title a {{ color: {text}; }}
 p.meta {{ color: {muted}; font-size: {pt(9.5)}; margin-top: 0; margin-bottom: 16px; }}
 p.imgnote {{ color: {muted}; font-size: {pt(9)}; }}
 pre, code {{ font-family: monospace; background-color: {code_bg}; }}
-pre {{ padding: 8px; }}
+pre {{ padding: 8px; white-space: pre-wrap; }}
 blockquote {{ color: {muted}; margin-left: 14px; padding-left: 10px; }}
 table.encl {{ margin-top: 12px; }}
 td.rule {{ border-top: 1px solid {rule}; }}
@@ -115,13 +134,98 @@ def _fmt_date(t: float | None) -> str:
     return dt.datetime.fromtimestamp(t).strftime("%A %d %B %Y, %H:%M")
 
 
-_NOTHING = QByteArray()  # a non-null "resource" that renders as nothing
+_NOTHING = QByteArray()  # a resource that renders as nothing (not for images, see below)
+
+_P = QTextFormat.Property
+# what the article declared, kept on the format so a resize fits from it again
+_DECLARED_W = int(_P.UserProperty) + 1
+_DECLARED_H = int(_P.UserProperty) + 2
+_IMAGE_ONLY = (
+    _P.ObjectType,
+    _P.ImageName,
+    _P.ImageWidth,
+    _P.ImageHeight,
+    _P.ImageAltText,
+    _P.ImageTitle,
+    _P.ImageMaxWidth,
+    _P.ImageQuality,
+    _DECLARED_W,
+    _DECLARED_H,
+)
+_stand_ins: dict[str, QImage] = {}
+
+
+def _loading_image() -> QImage:
+    """Transparent: the room an image being fetched will take stays empty."""
+    if "loading" not in _stand_ins:
+        img = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(Qt.GlobalColor.transparent)
+        _stand_ins["loading"] = img
+    return _stand_ins["loading"]
+
+
+def _blocked_image() -> QImage:
+    """A small picture sign in a mid grey that reads on light and dark."""
+    if "blocked" not in _stand_ins:
+        n = PLACEHOLDER_PX
+        img = QImage(n, n, QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(Qt.GlobalColor.transparent)
+        p = QPainter(img)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        grey = QColor(128, 128, 128, 200)
+        p.setPen(grey)
+        p.drawRoundedRect(QRectF(1.5, 2.5, n - 3, n - 5), 2, 2)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(grey)
+        p.drawPolygon(QPolygonF([QPointF(3, n - 4), QPointF(7, 7), QPointF(10, 11),
+                                 QPointF(11.5, 9.5), QPointF(n - 3, n - 4)]))  # fmt: skip
+        p.drawEllipse(QPointF(n - 5.5, 6), 1.5, 1.5)
+        p.end()
+        _stand_ins["blocked"] = img
+    return _stand_ins["blocked"]
+
+
+def _declared(fmt: QTextImageFormat, which: int, prop: _P) -> float:
+    """The width or height the article gave, -1 if none (Qt reads "100%" as -2)."""
+    if fmt.hasProperty(which):
+        return fmt.doubleProperty(which)
+    value = fmt.doubleProperty(prop) if fmt.hasProperty(prop) else -1.0
+    fmt.setProperty(which, value)
+    return value
+
+
+def _fitted(dw: float, dh: float, natural: QSize | None, room: float) -> tuple[float, float] | None:
+    """Width and height within ``room`` (aspect kept, small stays small), or None:
+    no size known yet."""
+    if dw == 0 or dh == 0:
+        return 0.0, 0.0  # declared invisible (tracking pixels)
+    if natural is None or natural.isEmpty():
+        if dw < 0 or dh < 0:
+            return None
+        ratio, w = dh / dw, dw
+    else:
+        nw, nh = natural.width(), natural.height()
+        ratio = dh / dw if dw > 0 and dh > 0 else nh / nw
+        w = dw if dw > 0 else (dh / ratio if dh > 0 else nw)
+    w = min(w, max(room, PLACEHOLDER_PX))
+    return w, w * ratio
+
+
+def _indent(doc: QTextDocument, block: QTextBlock) -> float:
+    """How much narrower than the column a block is (lists, quotes)."""
+    bf = block.blockFormat()
+    x = bf.leftMargin() + bf.rightMargin() + max(0.0, bf.textIndent())
+    x += bf.indent() * doc.indentWidth()
+    lst = block.textList()
+    if lst is not None:
+        x += lst.format().indent() * doc.indentWidth()
+    return x
 
 
 class ReaderBrowser(QTextBrowser):
     """A ``QTextBrowser`` that loads only what the rules above allow."""
 
-    imageLoaded = Signal()
+    imageFinished = Signal()  # an image arrived or failed: lay the article out again
     zoomStep = Signal(int)  # Ctrl+wheel: +1 larger, -1 smaller
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -135,32 +239,147 @@ class ReaderBrowser(QTextBrowser):
         # network (router admin URLs). Literal addresses and local names only:
         # resolving names here would block the GUI thread.
         self.local_images_ok = False
-        self.blocked_images = 0
+        self.blocked_images = 0  # remote images waiting for the user's permission
         self.requested: list[str] = []  # every resource asked for (tests, diagnostics)
         self._images: dict[str, QImage] = {}
+        self._scaled: dict[str, QImage] = {}  # each image at the size last shown
+        self._failed: set[str] = set()
         self._pending: set[str] = set()
         self._nam: Any = None
 
-    def loadResource(self, type: int, name: QUrl) -> Any:
-        # Never return None: QTextDocument then reads local paths itself (a
-        # relative "/dev/zero" image aborted the process with std::bad_alloc).
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        # Never return None, nor empty bytes for an image: Qt then reads the
+        # name as a local path itself (a relative "/dev/zero" image aborted the
+        # process with std::bad_alloc; a picture on the disk was shown).
         url = QUrl(name)
         self.requested.append(url.toString())
-        if url.scheme().lower() not in REMOTE_SCHEMES:
-            return _NOTHING  # file:, qrc:, data:, relative: never
         if int(type) != int(QTextDocument.ResourceType.ImageResource):
             return _NOTHING  # no remote style sheets or anything else
+        state = self.image_state(url.toString())
+        if state == "loaded":
+            return self._images[url.toString()]
+        if state == "loading":
+            self._fetch(url)
+            return _loading_image()
+        return _blocked_image()  # file:, qrc:, data:, relative: never
+
+    def image_state(self, name: str) -> str:
+        """Where an image stands: loaded; loading (allowed, not here yet);
+        blocked (waits for the user's permission); refused (never: not http(s),
+        a local address for a public feed, failed)."""
+        url = QUrl(name)
+        if url.scheme().lower() not in REMOTE_SCHEMES:
+            return "refused"
         key = url.toString()
-        img = self._images.get(key)
-        if img is not None:
-            return img
+        if key in self._images:
+            return "loaded"
         if not self.allow_remote_images:
-            self.blocked_images += 1
-            return _NOTHING
-        if not self._host_ok(url):
-            return _NOTHING
-        self._fetch(url)
-        return _NOTHING
+            return "blocked"
+        if key in self._failed or not self._host_ok(url) or QNetworkAccessManager is None:
+            return "refused"
+        return "loading"
+
+    def fit_images(self, width: float) -> int:
+        """Size the document's images for a text column ``width`` px wide; the
+        number of remote images waiting for the user's permission.
+
+        Qt sizes an image by its width/height attributes (and asks for it only
+        when painting) or else by the image itself; neither knows the pane."""
+        doc = self.document()
+        pdev = doc.documentLayout().paintDevice()
+        dpi_scale = pdev.logicalDpiY() / 96 if pdev is not None else 1.0  # Qt's, for images
+        found: list[tuple[int, QTextImageFormat, float]] = []
+        lines: list[QTextBlock] = []
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                if fmt.isImageFormat():
+                    if not lines or lines[-1] != block:
+                        lines.append(block)
+                    room = (width - _indent(doc, block)) / dpi_scale
+                    found.extend(
+                        (frag.position() + i, fmt.toImageFormat(), room)
+                        for i in range(frag.length())
+                    )
+                it += 1
+            block = block.next()
+        if not found:
+            return 0
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        waiting = 0
+        cur = QTextCursor(doc)
+        cur.beginEditBlock()
+        for block in lines:
+            # A proportional line height grows with the image on the line (145%
+            # of a 400 px image leaves 180 px blank): the same gap in pixels.
+            bf = block.blockFormat()
+            if bf.lineHeightType() == QTextBlockFormat.LineHeightTypes.ProportionalHeight.value:
+                gap = (bf.lineHeight() - 100) / 100
+                spacing = QFontMetricsF(block.charFormat().font()).lineSpacing()
+                distance = QTextBlockFormat.LineHeightTypes.LineDistanceHeight.value
+                bf.setLineHeight(gap * spacing, distance)
+                cur.setPosition(block.position())
+                cur.setBlockFormat(bf)
+        for pos, fmt, room in reversed(found):  # alt text in place shifts what follows
+            name = fmt.name()
+            state = self.image_state(name)
+            waiting += state == "blocked"
+            dw = _declared(fmt, _DECLARED_W, _P.ImageWidth)
+            dh = _declared(fmt, _DECLARED_H, _P.ImageHeight)
+            cur.setPosition(pos)
+            cur.setPosition(pos + 1, QTextCursor.MoveMode.KeepAnchor)
+            if state in ("blocked", "refused"):
+                alt = " ".join(fmt.stringProperty(_P.ImageAltText).split())
+                if alt and dw != 0 and dh != 0:
+                    if len(alt) > MAX_ALT_CHARS:
+                        alt = alt[: MAX_ALT_CHARS - 1] + "…"
+                    text = fmt.toCharFormat()
+                    for prop in _IMAGE_ONLY:
+                        text.clearProperty(prop)
+                    text.setFontItalic(True)
+                    if not text.isAnchor():
+                        text.setForeground(muted)
+                    cur.insertText(f"[{alt}]", text)
+                    continue
+                side = PLACEHOLDER_PX
+                fmt.setWidth(side if dw < 0 else min(dw, side))
+                fmt.setHeight(side if dh < 0 else min(dh, side))
+            else:
+                key = QUrl(name).toString()
+                img = self._images.get(key)
+                box = _fitted(dw, dh, img.size() if img is not None else None, room)
+                if box is None:  # being fetched, size unknown: the stand-in's 1 px
+                    fmt.clearProperty(_P.ImageWidth)
+                    fmt.clearProperty(_P.ImageHeight)
+                else:
+                    fmt.setWidth(box[0])
+                    fmt.setHeight(box[1])
+                    if img is not None:  # drawn 1:1, smoothly scaled once, not per paint
+                        dpr = self.devicePixelRatioF() * dpi_scale
+                        size = QSize(max(1, round(box[0] * dpr)), max(1, round(box[1] * dpr)))
+                        doc.addResource(
+                            QTextDocument.ResourceType.ImageResource,
+                            QUrl(name),
+                            self._scaled_image(key, img, size),
+                        )
+            cur.setCharFormat(fmt)
+        cur.endEditBlock()
+        return waiting
+
+    def _scaled_image(self, key: str, img: QImage, size: QSize) -> QImage:
+        done = self._scaled.get(key)
+        if done is not None and done.size() == size:
+            return done
+        if img.size() == size:
+            scaled = img
+        else:
+            smooth = Qt.TransformationMode.SmoothTransformation
+            scaled = img.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio, smooth)
+        self._scaled[key] = scaled
+        return scaled
 
     def wheelEvent(self, event: Any) -> None:
         # QTextEdit's own Ctrl+wheel zoom changes only the default font, which
@@ -207,21 +426,28 @@ class ReaderBrowser(QTextBrowser):
     def _fetched(self, reply: Any, key: str) -> None:
         self._pending.discard(key)
         try:
-            if reply.error() == QNetworkReply.NetworkError.NoError:
-                img = QImage()
-                if img.loadFromData(bytes(reply.readAll().data())):
-                    if img.width() > READ_WIDTH_PX:
-                        img = img.scaledToWidth(
-                            READ_WIDTH_PX, Qt.TransformationMode.SmoothTransformation
-                        )
-                    self._images[key] = img
-                    self.imageLoaded.emit()
+            img = QImage()
+            if reply.error() == QNetworkReply.NetworkError.NoError and img.loadFromData(
+                bytes(reply.readAll().data())
+            ):
+                if img.width() > MAX_STORED_IMAGE_PX:
+                    img = img.scaledToWidth(
+                        MAX_STORED_IMAGE_PX, Qt.TransformationMode.SmoothTransformation
+                    )
+                self._images[key] = img
+            else:  # its reserved room gives way to the sign or the alt text
+                self._failed.add(key)
+            self.imageFinished.emit()
         finally:
             reply.deleteLater()
 
     def clear_images(self) -> None:
         self._images.clear()
+        self._scaled.clear()
+        self._failed.clear()
         self.blocked_images = 0
+        # drops the scaled images fit_images added (setHtml keeps those)
+        self.document().clear()
 
 
 class ArticleView(QWidget):
@@ -241,7 +467,7 @@ class ArticleView(QWidget):
         self._open_url = open_url
         self.browser = ReaderBrowser()
         self.browser.anchorClicked.connect(self._on_anchor)
-        self.browser.imageLoaded.connect(self._rerender_soon)
+        self.browser.imageFinished.connect(self._rerender_soon)
         self.browser.highlighted.connect(self._on_hover)
         self.browser.zoomStep.connect(self.zoom_step)
         self.zoom = 1.0
@@ -268,6 +494,7 @@ class ArticleView(QWidget):
         self._feed_title = ""
         self._page: str | None = None
         self._rerender_pending = False
+        self._fitted_width = -1  # the column width the images were last fitted to
         self.show_empty()
 
     # -- content ----------------------------------------------------------
@@ -406,6 +633,7 @@ class ArticleView(QWidget):
         else:
             self.browser.setHtml("")
         self._apply_margins()
+        self.browser.blocked_images = self._fit_images()
         self.browser.verticalScrollBar().setValue(scroll)
         self.image_bar.setVisible(
             self.entry is not None
@@ -414,8 +642,7 @@ class ArticleView(QWidget):
         )
 
     def _apply_margins(self) -> None:
-        width = self.browser.viewport().width()
-        side = max(MIN_SIDE_MARGIN, (width - round(READ_WIDTH_PX * self.zoom)) // 2)
+        side = self._side_margin()
         root = self.browser.document().rootFrame()
         fmt: QTextFrameFormat = root.frameFormat()
         if fmt.leftMargin() != side or fmt.topMargin() != 20:
@@ -424,6 +651,26 @@ class ArticleView(QWidget):
             fmt.setTopMargin(20)
             fmt.setBottomMargin(28)
             root.setFrameFormat(fmt)
+
+    def _pane_width(self) -> int:
+        """The viewport's width as if the vertical scroll bar were shown: the
+        column then stays put when the bar comes or goes (a fitted image's own
+        height may bring it), so that image never overflows."""
+        bar = self.browser.verticalScrollBar()
+        width = self.browser.viewport().width()
+        if not bar.isVisibleTo(self.browser):
+            width -= bar.sizeHint().width()
+        return width
+
+    def _side_margin(self) -> int:
+        return max(MIN_SIDE_MARGIN, (self._pane_width() - round(READ_WIDTH_PX * self.zoom)) // 2)
+
+    def _column_width(self) -> int:
+        return self._pane_width() - 2 * self._side_margin()
+
+    def _fit_images(self) -> int:
+        self._fitted_width = self._column_width()
+        return self.browser.fit_images(self._fitted_width)
 
     def _rerender_soon(self) -> None:
         if not self._rerender_pending:
@@ -471,6 +718,8 @@ class ArticleView(QWidget):
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         self._apply_margins()
+        if self._column_width() != self._fitted_width:
+            self._fit_images()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

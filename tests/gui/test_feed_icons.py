@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 from smartreader.gui.models import FeedTreeModel
 from smartreader.net import favicon
 from smartreader.storage import Store
-
-
-def _png(color: str) -> bytes:
-    img = QImage(32, 32, QImage.Format.Format_ARGB32)
-    img.fill(QColor(color))
-    buf = QByteArray()
-    dev = QBuffer(buf)
-    dev.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(dev, "PNG")
-    return bytes(buf.data())
+from tests.gui.pictures import png
 
 
 def _centre(model: FeedTreeModel, fid: int) -> QColor:
@@ -32,7 +23,7 @@ def test_cached_icon_replaces_the_letter_and_a_new_one_repaints(qtbot, tmp_path)
         letter = _centre(model, fid)
         assert letter != QColor("#ff0000")
 
-        favicon.save_icon(favicon.icons_dir(store.path), fid, _png("#ff0000"))
+        favicon.save_icon(favicon.icons_dir(store.path), fid, png(32, 32, "#ff0000"))
         with qtbot.waitSignal(model.dataChanged, timeout=1000):
             model.reload()
         assert _centre(model, fid) == QColor("#ff0000")
