@@ -11,6 +11,7 @@ import argparse
 import datetime as dt
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -505,7 +506,29 @@ COMMANDS = {
 }
 
 
+# What a shell reports for a command killed by SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:
+            # Output still buffered (argparse's --help too) meets a closed pipe
+            # here rather than at interpreter exit, where nothing could catch it.
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`smartreader entries | head`): stop quietly. As the
+        # Python docs advise (signal, "Note on SIGPIPE"), stdout is pointed at
+        # devnull so the interpreter's last flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # httpx logs every request URL at INFO; URLs may carry tokens in queries.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)

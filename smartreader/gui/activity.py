@@ -44,14 +44,15 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLayout,
     QListWidget,
     QListWidgetItem,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -150,9 +151,10 @@ class _Stat(QFrame):
 
 
 class StatRow(QWidget):
-    """Stat cards side by side, or two by two when the pane is too narrow for all
-    of them in one row (its minimum is the two-by-two width, so a narrow window
-    can give the reading pane less room without the cards holding it open)."""
+    """Stat cards side by side, two by two when the pane is too narrow for all of
+    them in one row, or one above the other when even two do not fit (its minimum
+    is the widest card, so a narrow window can give the reading pane less room
+    without the cards holding it open)."""
 
     SPACING = 8
 
@@ -185,20 +187,89 @@ class StatRow(QWidget):
         return max(sum(r) + self.SPACING * (len(r) - 1) for r in rows)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(self._width_for(2), super().minimumSizeHint().height())
+        return QSize(self._width_for(1), super().minimumSizeHint().height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        one_row = event.size().width() >= self._width_for(len(self.cards))
-        self._arrange(len(self.cards) if one_row else 2)
+        width = event.size().width()
+        fits = [n for n in (len(self.cards), 2) if width >= self._width_for(n)]
+        self._arrange(fits[0] if fits else 1)
         super().resizeEvent(event)
 
 
 def _section_label(text: str) -> QLabel:
     lab = QLabel(text)
+    lab.setWordWrap(True)  # on one line, a heading sets the narrow pane's minimum width
     f = QFont(lab.font())
     f.setWeight(QFont.Weight.DemiBold)
     lab.setFont(f)
     return lab
+
+
+class _ElidedLabel(QLabel):
+    """One line of plain text, elided in the middle to the width it gets (a URL has
+    no spaces to wrap at, and all of it would set the pane's minimum width)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(
+            self._full, Qt.TextElideMode.ElideMiddle, self.contentsRect().width()
+        )
+        super().setText(shown)
+        self.setToolTip(tip(self._full) if shown != self._full else "")
+
+
+class _Pane(QWidget):
+    """A container whose minimum height is what its layout needs at its width,
+    wrapped labels included. A QSplitter counts a wrapped heading as one line and
+    squeezes what is under it; a QScrollArea asks heightForWidth, which a layout
+    answers with its preferred height, so a page that fits would still scroll."""
+
+    def heightForWidth(self, width: int) -> int:
+        lay = self.layout()
+        if lay is None or not lay.hasHeightForWidth():
+            return -1
+        return lay.totalMinimumHeightForWidth(width)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the minimum height follows the width
+
+
+def _scrolling(page: QWidget) -> QWidget:
+    """Lays ``page`` out as a scroll area around a new body widget, returned for
+    the page's own layout: a hidden tab's minimum size still counts in the tab
+    widget's, so without it these pages' charts, cards and lists set how small
+    the whole main window may get. A short or narrow pane scrolls instead."""
+    body = _Pane()
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(body)
+    outer = QVBoxLayout(page)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(area)
+    return body
 
 
 def _item(text: str, sort: Any = None, *, align_right: bool = False) -> QStandardItem:
@@ -215,7 +286,7 @@ class FeedActivityView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        lay = QVBoxLayout(self)
+        lay = QVBoxLayout(_scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
 
@@ -224,8 +295,9 @@ class FeedActivityView(QWidget):
         tf.setPointSizeF(tf.pointSizeF() * 1.3)
         tf.setWeight(QFont.Weight.Bold)
         self.title.setFont(tf)
+        self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subtitle = plain_label()
+        self.subtitle = _ElidedLabel()
         self.subtitle.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.title)
@@ -246,13 +318,15 @@ class FeedActivityView(QWidget):
         self.chart.setMinimumHeight(150)
         lay.addWidget(self.chart, 3)
 
-        mid = QHBoxLayout()
+        mid = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         mid.setSpacing(12)
+        self._mid = mid
         left = QVBoxLayout()
         left.addWidget(_section_label("Next planned fetches"))
         self.planned = QListWidget()
         self.planned.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.planned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        _min_rows(self.planned, 4, self.planned.fontMetrics().height() + 2)
         left.addWidget(self.planned)
         right = QVBoxLayout()
         right.addWidget(_section_label("Scheduler notes"))
@@ -264,11 +338,11 @@ class FeedActivityView(QWidget):
         right.addWidget(self.notes, 1)
         mid.addLayout(left, 2)
         mid.addLayout(right, 3)
-        midw = QWidget()
+        midw = _Pane()
         midw.setLayout(mid)
         mid.setContentsMargins(0, 0, 0, 0)
 
-        logw = QWidget()
+        logw = _Pane()
         logl = QVBoxLayout(logw)
         logl.setContentsMargins(0, 0, 0, 0)
         logl.addWidget(_section_label("Recent fetches"))
@@ -283,6 +357,7 @@ class FeedActivityView(QWidget):
         self.log_table.setWordWrap(False)
         self.log_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         _compact_rows(self.log_table)
+        _min_rows(self.log_table, 3, self.log_table.verticalHeader().defaultSectionSize())
         hh = self.log_table.horizontalHeader()
         for col in range(5):
             hh.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
@@ -298,6 +373,16 @@ class FeedActivityView(QWidget):
         lay.addWidget(split, 4)
 
         self.explanation: Any = None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # Side by side the list gets two fifths of the width: in a narrow pane that
+        # cuts its "Tue 22:05 · in 14 min" rows, so it goes above the notes there.
+        row = self.planned.fontMetrics().horizontalAdvance("Tue 22:05  ·  in 14 min__")
+        wide = event.size().width() >= 3 * row
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self._mid.direction() != direction:
+            self._mid.setDirection(direction)
+        super().resizeEvent(event)
 
     def show_feed(
         self,
@@ -468,7 +553,7 @@ class OverviewView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        lay = QVBoxLayout(self)
+        lay = QVBoxLayout(_scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
         title = QLabel("Polling overview")
@@ -519,6 +604,7 @@ class OverviewView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         _compact_rows(self.table)
+        _min_rows(self.table, 3, self.table.verticalHeader().defaultSectionSize())
         self._size_columns()
         self.table.viewport().installEventFilter(self)
         self.table.doubleClicked.connect(self._activated)
@@ -530,12 +616,12 @@ class OverviewView(QWidget):
         self._fill_timer.timeout.connect(lambda: self._fill_some())
 
         split = QSplitter(Qt.Orientation.Vertical)
-        hm = QWidget()
+        hm = _Pane()
         hml = QVBoxLayout(hm)
         hml.setContentsMargins(0, 0, 0, 0)
         hml.addWidget(_section_label("When your feeds post (expected items per hour)"))
         hml.addWidget(self.heatmap)
-        tw = QWidget()
+        tw = _Pane()
         twl = QVBoxLayout(tw)
         twl.setContentsMargins(0, 0, 0, 0)
         twl.addWidget(_section_label("Feeds"))
@@ -549,7 +635,7 @@ class OverviewView(QWidget):
     # Columns dropped, in this order, when the pane is too narrow for all of them
     # (no sideways scrolling): the share follows from fetches per day; each feed's
     # tooltip still has every value.
-    DROP_ORDER = (3, 5, 6, 1)
+    DROP_ORDER = (3, 5, 6, 1, 4)
     MIN_FEED_PX = 100
 
     def eventFilter(self, obj: Any, event: Any) -> bool:
@@ -699,6 +785,8 @@ class OverviewView(QWidget):
             lines.append(f"Items per day: {_per_day(rate)}")
         if pct is not None:
             lines.append(f"Share of the budget: {pct:.1f} %")
+        if delay is not None:
+            lines.append(f"Expected delay: {humanize_duration(delay)}")
         title.setToolTip(tip("\n".join(lines)))
         items = [
             title,
@@ -956,6 +1044,14 @@ def _compact_rows(view: QTableView) -> None:
     vh = view.verticalHeader()
     vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     vh.setDefaultSectionSize(view.fontMetrics().height() + 8)
+
+
+def _min_rows(view: QAbstractItemView, rows: int, row_h: int) -> None:
+    """At least ``rows`` rows high (and the header): the page scrolls in a short pane,
+    so squeezing a list to a row or two there would gain nothing."""
+    header = getattr(view, "horizontalHeader", None)
+    head = header().sizeHint().height() if header is not None else 0
+    view.setMinimumHeight(2 * view.frameWidth() + head + rows * row_h)
 
 
 def _observed_weeks(ex: Any) -> float | None:

@@ -216,7 +216,8 @@ class WeekRateChart(_Chart):
         self._now: float | None = None
         self._offset = local_utc_offset()
         self._plot = QRectF()
-        self.setMinimumSize(360, 190)
+        # Narrow enough for the reading pane of a 640 px window; the legend wraps.
+        self.setMinimumSize(240, 190)
 
     def sizeHint(self) -> QSize:
         return QSize(720, 240)
@@ -300,8 +301,9 @@ class WeekRateChart(_Chart):
         label_w = max(fm.horizontalAdvance(_fmt_tick(t)) for t in ticks)
         line_h = fm.height()
         left = 10 + label_w + 6
-        top = 10 + line_h + 8  # legend row
         right = self.width() - 12
+        legend = self._legend_rows(fm, bool(bars), right - left)
+        top = 10 + line_h * len(legend) + 8
         bottom = self.height() - (line_h * 2 + 12)
         plot = QRectF(QPointF(left, top), QPointF(right, bottom))
         self._plot = plot
@@ -406,8 +408,33 @@ class WeekRateChart(_Chart):
         )
 
         # Legend.
-        self._paint_legend(p, c, fm, QPointF(plot.left(), 8), line_h, bool(bars))
+        self._paint_legend(p, c, fm, QPointF(plot.left(), 8), line_h, legend)
         p.end()
+
+    # Legend entries: (key, text, width of the key's symbol and its gap).
+    _LEGEND = (
+        ("series", "expected rate λ(t)", 21),
+        ("bars", "observed (avg per week)", 15),
+        ("plan", "planned fetch", 15),
+        ("now", "now", 11),
+    )
+
+    def _legend_rows(
+        self, fm: QFontMetricsF, with_bars: bool, width: float
+    ) -> list[list[tuple[str, str, float]]]:
+        """The legend's entries, wrapped into as many rows as ``width`` needs."""
+        rows: list[list[tuple[str, str, float]]] = [[]]
+        x = 0.0
+        for key, text, symbol in self._LEGEND:
+            if (key == "bars" and not with_bars) or (key == "plan" and not self._planned):
+                continue
+            w = symbol + fm.horizontalAdvance(text)
+            if rows[-1] and x + w > width:
+                rows.append([])
+                x = 0.0
+            rows[-1].append((key, text, symbol))
+            x += w + 16
+        return rows
 
     def _paint_legend(
         self,
@@ -416,39 +443,31 @@ class WeekRateChart(_Chart):
         fm: QFontMetricsF,
         origin: QPointF,
         line_h: float,
-        with_bars: bool,
+        rows: list[list[tuple[str, str, float]]],
     ) -> None:
-        x = origin.x()
-        y = origin.y()
-        mid = y + line_h / 2
-
-        def label(text: str) -> None:
-            nonlocal x
-            p.setPen(c["text"])
-            p.drawText(QPointF(x, y + fm.ascent()), text)
-            x += fm.horizontalAdvance(text) + 16
-
-        p.setPen(QPen(c["series"], 2.0))
-        p.drawLine(QPointF(x, mid), QPointF(x + 16, mid))
-        x += 21
-        label("expected rate λ(t)")
-        if with_bars:
-            p.fillRect(QRectF(x, mid - 5, 10, 10), c["bars"])
-            x += 15
-            label("observed (avg per week)")
-        if self._planned:
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(c["plan"])
-            p.drawPolygon(
-                QPolygonF([QPointF(x + 5, mid - 5), QPointF(x, mid + 4), QPointF(x + 10, mid + 4)])
-            )
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            x += 15
-            label("planned fetch")
-        p.setPen(QPen(c["now"], 1.5, Qt.PenStyle.DashLine))
-        p.drawLine(QPointF(x + 4, y + 1), QPointF(x + 4, y + line_h - 1))
-        x += 11
-        label("now")
+        for r, row in enumerate(rows):
+            x = origin.x()
+            y = origin.y() + r * line_h
+            mid = y + line_h / 2
+            for key, text, symbol in row:
+                if key == "series":
+                    p.setPen(QPen(c["series"], 2.0))
+                    p.drawLine(QPointF(x, mid), QPointF(x + 16, mid))
+                elif key == "bars":
+                    p.fillRect(QRectF(x, mid - 5, 10, 10), c["bars"])
+                elif key == "plan":
+                    p.setPen(Qt.PenStyle.NoPen)
+                    p.setBrush(c["plan"])
+                    tri = [QPointF(x + 5, mid - 5), QPointF(x, mid + 4), QPointF(x + 10, mid + 4)]
+                    p.drawPolygon(QPolygonF(tri))
+                    p.setBrush(Qt.BrushStyle.NoBrush)
+                else:
+                    p.setPen(QPen(c["now"], 1.5, Qt.PenStyle.DashLine))
+                    p.drawLine(QPointF(x + 4, y + 1), QPointF(x + 4, y + line_h - 1))
+                x += symbol
+                p.setPen(c["text"])
+                p.drawText(QPointF(x, y + fm.ascent()), text)
+                x += fm.horizontalAdvance(text) + 16
 
     def event(self, e: object) -> bool:
         if isinstance(e, QHelpEvent) and e.type() == QHelpEvent.Type.ToolTip:
@@ -665,7 +684,7 @@ class WeekHeatmap(_Chart):
         self._offset = local_utc_offset()
         self._grid = QRectF()
         self.unit = "items"
-        self.setMinimumSize(360, 150)
+        self.setMinimumSize(240, 150)
 
     def sizeHint(self) -> QSize:
         return QSize(640, 200)
@@ -727,7 +746,9 @@ class WeekHeatmap(_Chart):
                 f"{h:02d}",
             )
         p.drawText(
-            QRectF(grid.left(), grid.bottom() + 5 + line_h, grid.width(), line_h),
+            # Right-aligned under the grid, free to run left under the day names
+            # when a narrow grid is shorter than the text.
+            QRectF(4, grid.bottom() + 5 + line_h, grid.right() - 4, line_h),
             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
             f"hour of day, local time ({format_utc_offset(self._offset)})",
         )
