@@ -73,7 +73,7 @@ from smartreader.gui.charts import (
     humanize_in,
     local_utc_offset,
 )
-from smartreader.gui.safetext import plain_label, tip
+from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 
 log = logging.getLogger(__name__)
 
@@ -205,35 +205,6 @@ def _section_label(text: str) -> QLabel:
     return lab
 
 
-class _ElidedLabel(QLabel):
-    """One line of plain text, elided in the middle to the width it gets (a URL has
-    no spaces to wrap at, and all of it would set the pane's minimum width)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._full = ""
-
-    def setText(self, text: str) -> None:
-        self._full = text
-        self._elide()
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(0, super().minimumSizeHint().height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(
-            self._full, Qt.TextElideMode.ElideMiddle, self.contentsRect().width()
-        )
-        super().setText(shown)
-        self.setToolTip(tip(self._full) if shown != self._full else "")
-
-
 class _Pane(QWidget):
     """A container whose minimum height is what its layout needs at its width,
     wrapped labels included. A QSplitter counts a wrapped heading as one line and
@@ -297,7 +268,7 @@ class FeedActivityView(QWidget):
         self.title.setFont(tf)
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subtitle = _ElidedLabel()
+        self.subtitle = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
         self.subtitle.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.title)

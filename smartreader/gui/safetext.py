@@ -13,7 +13,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
 TIP_LINE = 100  # characters; a tooltip line longer than this wraps
 
@@ -31,9 +31,17 @@ class ElidedLabel(QLabel):
     the whole text as its tooltip then (a long feed name was cut mid-letter), and
     that never asks for the width of its text."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        *,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,  # a URL: ElideMiddle
+    ) -> None:
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._mode = mode
         self._full = ""
         self.setText(text)
 
@@ -57,9 +65,8 @@ class ElidedLabel(QLabel):
             self._elide()
 
     def _elide(self) -> None:
-        m = self.contentsMargins()
-        room = self.width() - m.left() - m.right()
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self._full, self._mode, room)
         super().setText(shown)
         self.setToolTip(tip(self._full) if shown != self._full else "")
 
