@@ -332,7 +332,27 @@ class ListColumns(QObject):
 
 class ArticleTable(QTableView):
     """The article list. Home and End go to the first and last article (a table
-    moves them along the row's columns, which in a list of rows does nothing)."""
+    moves them along the row's columns, which in a list of rows does nothing).
+    An empty list says why (``empty_text``) instead of showing a blank pane."""
+
+    empty_text = ""
+
+    def set_empty_text(self, text: str) -> None:
+        self.empty_text = text
+        self.viewport().update()
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        model = self.model()
+        if not self.empty_text or model is None or model.rowCount() > 0:
+            return
+        if isinstance(model, ArticleListModel) and model.loading():
+            return  # a long search: its first matches are still on their way
+        p = QPainter(self.viewport())
+        p.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        rect = self.viewport().rect().adjusted(16, 24, -16, 0)
+        p.drawText(rect, Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, self.empty_text)
+        p.end()
 
     def moveCursor(
         self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
@@ -901,9 +921,22 @@ class MainWindow(QMainWindow):
         keep = self._current_entry
         self._after_load = None
         self._first_result_pending = False
-        self.list_model.set_query(**self._query())
+        q = self._query()
+        self.list_model.set_query(**q)
+        self.list.set_empty_text(self._empty_text(q))
         if keep is not None:  # the article shown: its row, if the list has it
             self._select_in_list(keep, open_=False)
+
+    def _empty_text(self, q: dict[str, Any]) -> str:
+        if q.get("search"):
+            return f"Nothing matches “{elide(str(q['search']), 60)}”"
+        if q.get("starred"):
+            return "No starred articles yet. Press s to star the article you read."
+        if q.get("unread"):
+            return "No unread articles here."
+        if self.current_key().startswith("feed:"):
+            return "No articles from this feed yet."
+        return "No articles yet."
 
     def _select_in_list(self, entry_id: int, *, open_: bool) -> None:
         """Select an entry's row (``open_``: and open it). Only the first page of a

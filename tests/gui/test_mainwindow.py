@@ -298,6 +298,27 @@ def test_home_and_end_go_to_the_first_and_last_article(env, qtbot, small_pages):
     assert win.selected_row() == 0 and win._current_entry == win.list_model.entry_id(0)
 
 
+def test_an_empty_list_says_why(env, qtbot, two_feeds):
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:starred")
+    assert win.list_model.rowCount() == 0 and "No starred articles" in win.list.empty_text
+    win.select_feed(a)
+    assert win.list_model.rowCount() == 3 and win.list.viewport().grab()  # rows: no text
+    win.mark_all_read()
+    win.act_unread_only.setChecked(True)
+    assert win.list_model.rowCount() == 0 and win.list.empty_text == "No unread articles here."
+    win.act_unread_only.setChecked(False)
+    win.search.setText("walruses")
+    win._search_done()
+    assert win.list.empty_text == "Nothing matches “walruses”"
+    # drawn: the empty viewport is no longer one flat colour
+    qtbot.waitUntil(lambda: not win.list_model.loading(), timeout=3000)
+    img = win.list.viewport().grab().toImage()
+    colours = {img.pixel(x, y) for x in range(0, img.width(), 3) for y in range(0, 80, 2)}
+    assert len(colours) > 1
+
+
 def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
