@@ -43,7 +43,12 @@ from smartreader.errors import (
     UsageError,
 )
 from smartreader.net import credentials, favicon
-from smartreader.net.discover import discover_feeds, guess_feed_urls, looks_like_feed
+from smartreader.net.discover import (
+    discover_feeds,
+    guess_feed_urls,
+    looks_like_feed,
+    looks_like_page,
+)
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
@@ -300,7 +305,7 @@ class Updater:
         if urlsplit(clean).scheme not in ("http", "https"):
             raise UsageError(f"only http and https feeds are supported, not {clean!r}")
         auth = (user, password or "") if user else None
-        feed_url, result = self._resolve_feed(clean, auth)
+        feed_url, result, doc = self._resolve_feed(clean, auth)
         existing = self.store.feed_id_by_address(feed_url)
         if existing is not None:
             now_at = self.store.feed(existing).url
@@ -319,18 +324,27 @@ class Updater:
         )
         with self._lock:
             self._add_to_scheduler(self.store.feed(fid))
-        self._finish(self.store.feed(fid), result, manual=True)
+        self._finish(self.store.feed(fid), result, manual=True, doc=doc)
         return fid
 
-    def _resolve_feed(self, url: str, auth: tuple[str, str] | None) -> tuple[str, FetchResult]:
+    def _resolve_feed(
+        self, url: str, auth: tuple[str, str] | None
+    ) -> tuple[str, FetchResult, ParsedFeed]:
+        """The feed's address, its first fetch and that document, parsed: a
+        subscription is stored only once its document reads as a feed (a broken
+        one is refused with the reason, not added as a feed that shows nothing)."""
         result = self.fetcher.fetch(url, auth=auth)
         if result.status != "ok" or result.body is None:
             raise FetchError(f"could not fetch {credentials.redact(url)}: {result.error}")
-        if looks_like_feed(result.body, result.content_type):
-            return result.final_url or url, result
         page = result.final_url or url
+        if looks_like_feed(result.body, result.content_type):
+            try:
+                return page, result, self._parse(result, page)
+            except ParseError as e:
+                raise ParseError(f"cannot subscribe to {credentials.redact(url)}: {e}") from e
         candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
         candidates, public_only = _not_into_local_network(page, candidates)
+        broken: str | None = None  # the first candidate that looked like a feed but was not
         for cand in candidates:
             r = self.fetcher.fetch(
                 cand,
@@ -338,11 +352,28 @@ class Updater:
                 public_only=public_only,
             )
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
-                return r.final_url or cand, r
+                found = r.final_url or cand
+                try:
+                    return found, r, self._parse(r, found)
+                except ParseError as e:
+                    broken = broken or f"{credentials.redact(found)} is linked, but {e}"
+        if broken is None and not looks_like_page(result.body, result.content_type):
+            # Not a web page either (XML of another kind, plain text): what is
+            # wrong with the document itself says more than "links to no feed".
+            try:
+                self._parse(result, page)
+            except ParseError as e:
+                raise ParseError(f"cannot subscribe to {credentials.redact(url)}: {e}") from e
         raise ParseError(
-            f"no feed found at {credentials.redact(url)}: the page does not link to an RSS, "
-            "Atom or JSON feed"
+            f"no feed found at {credentials.redact(url)}: "
+            + (broken or "the page does not link to an RSS, Atom or JSON feed")
         )
+
+    def _parse(self, result: FetchResult, url: str) -> ParsedFeed:
+        """Parse a fetched document (in a parse worker when there is a pool)."""
+        assert result.body is not None
+        parse = self.parse_pool.parse if self.parse_pool is not None else parse_feed
+        return parse(result.body, url=url, content_type=result.content_type, now=result.fetched_at)
 
     # -- updating --------------------------------------------------------
 
@@ -523,23 +554,25 @@ class Updater:
         return feed_id in self._scheduled_ids
 
     def _finish(
-        self, feed: Feed, result: FetchResult, *, manual: bool, adopt: str | None = None
+        self,
+        feed: Feed,
+        result: FetchResult,
+        *,
+        manual: bool,
+        adopt: str | None = None,
+        doc: ParsedFeed | None = None,
     ) -> UpdateResult:
         """Parse (off the lock), then teach the scheduler and store atomically.
-        ``adopt``: the feed moves to this address now (its old one is gone)."""
+        ``adopt``: the feed moves to this address now (its old one is gone);
+        ``doc``: the result's body already parsed (subscribing)."""
         status = result.status
         error = result.error
-        doc: ParsedFeed | None = None
-        if status == "ok" and result.body is not None:
+        if doc is None and status == "ok" and result.body is not None:
             try:
-                parse = self.parse_pool.parse if self.parse_pool is not None else parse_feed
-                doc = parse(
-                    result.body,
-                    url=result.final_url or feed.url,
-                    content_type=result.content_type,
-                    now=result.fetched_at,
-                )
+                doc = self._parse(result, result.final_url or feed.url)
             except ParseError as e:
+                # Recorded like an HTTP failure: the feed shows the error, keeps
+                # its articles and backs off.
                 status, error = "error", str(e)
         if status == "error":
             error = _withheld_password_error(feed, result) or error

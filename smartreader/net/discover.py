@@ -51,6 +51,13 @@ def looks_like_feed(body: bytes, content_type: str | None = None) -> bool:
     return ct in ("application/rss+xml", "application/atom+xml", "application/rdf+xml")
 
 
+def looks_like_page(body: bytes, content_type: str | None = None) -> bool:
+    """True if the bytes are a web page (HTML), where feeds are looked for by link."""
+    ct = (content_type or "").split(";")[0].strip().lower()
+    head = body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return ct in ("text/html", "application/xhtml+xml") or bool(_HTML_ROOT.search(head))
+
+
 class _LinkParser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -5,7 +5,9 @@ its own); JSON Feed is read with :mod:`json`. Its HTML sanitiser and relative-UR
 resolution are switched off: both are done here with nh3 and our own resolver
 (:mod:`smartreader.net.sanitize`) so that there is one place that decides what is
 safe. Entry identity comes from guid/id, else the link, else a content hash —
-never dates, which feeds rewrite freely.
+never dates, which feeds rewrite freely. Malformed XML counts as a feed only for
+what feedparser recovers from it (``_recovered``); nothing recovered is a
+ParseError, never an empty feed.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import hashlib
 import json
 import re
 import time
+import xml.sax
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urljoin
 
 import feedparser
+from feedparser.exceptions import ThingsNobodyCaresAboutButMe
 
 from smartreader.core.models import Enclosure, ParsedEntry, ParsedFeed
 from smartreader.errors import ParseError
@@ -57,6 +61,18 @@ _ENTITY_DECL = re.compile(rb"<!ENTITY\s+(%\s*)?([^\s\"']+)\s+(\"[^\"]*\"|'[^']*'
 _CHARREF = re.compile(rb"&#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});")
 MAX_ENTITY_DECLS = 64
 MAX_ENTITY_VALUE = 64
+_TAG_NAME = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+# The document's last tag, past trailing comments and whitespace: a document cut
+# off in transit (or by a server error mid-page) does not end with its root's.
+_LAST_END_TAG = re.compile(rb"</\s*([A-Za-z_][\w.:-]*)\s*>(?:\s|<!--.*?-->)*$", re.S)
+_ITEM_END = re.compile(rb"</(?:[\w.-]+:)?(?:item|entry)\s*>", re.I)
+# expat's words for a document that stops in the middle
+_CUT_OFF = ("no element found", "unclosed token")
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
+_DECLARATIONS = tuple("<?xml".encode(e) for e in ("ascii", "utf-16-le", "utf-16-be",
+                                                  "utf-32-le", "utf-32-be"))  # fmt: skip
+# an entry with none of these is a remnant of broken markup, nothing to show
+_SUBSTANCE = ("id", "title", "link", "summary", "content", "enclosures")
 
 
 def _looks_json(body: bytes, content_type: str | None) -> bool:
@@ -96,20 +112,17 @@ def parse_feed(
         raise ParseError(f"the feed could not be parsed: {e}") from e
     feed: Mapping[str, Any] = d.get("feed", {})
     raw_entries: list[Mapping[str, Any]] = list(d.get("entries", []))
+    xml_error = _xml_error(d.get("bozo_exception"), body)
     if not d.get("version") and not raw_entries:
-        reason = d.get("bozo_exception")
         looks_html = b"<html" in body[:4096].lower()
         raise ParseError(
             "this is a web page, not a feed"
             if looks_html
-            else f"not an RSS or Atom feed{f' ({reason})' if reason else ''}"
+            else f"not a feed: {xml_error or _not_a_feed_root(body)}"[:300]
         )
     warnings: list[str] = []
-    if d.get("bozo") and d.get("bozo_exception") is not None:
-        exc = d["bozo_exception"]
-        # The charset fallback is routine; other problems are worth showing.
-        if type(exc).__name__ not in ("CharacterEncodingOverride", "NonXMLContentType"):
-            warnings.append(f"malformed feed, read leniently: {exc}"[:300])
+    if xml_error is not None:
+        raw_entries = _recovered(raw_entries, body, feed, xml_error, warnings)
     if len(raw_entries) > MAX_ENTRIES:
         warnings.append(f"{len(raw_entries)} entries; kept the first {MAX_ENTRIES}")
         raw_entries = raw_entries[:MAX_ENTRIES]
@@ -138,6 +151,90 @@ def parse_feed(
         warnings=tuple(warnings),
         icon=_icon(feed, url),
     )
+
+
+def _xml_error(exc: Any, body: bytes) -> str | None:
+    """What made feedparser give up on strict XML (and re-read the document
+    leniently), or None: a charset fallback is routine, not a malformed feed."""
+    if exc is None or isinstance(exc, ThingsNobodyCaresAboutButMe):
+        return None
+    if not isinstance(exc, xml.sax.SAXParseException):
+        return f"XML parse error: {exc}"
+    # expat saw feedparser's copy: an XML declaration of its own in place of the
+    # document's (columns on line 1 shift), or on a line added before it.
+    line, column = exc.getLineNumber(), exc.getColumnNumber()
+    if line is None:
+        return f"XML parse error: {exc.getMessage()}"
+    declared = _declared(body)
+    if not declared:
+        line -= 1
+    where = f"line {line}" if declared and line == 1 else f"line {line}, column {column}"
+    return f"XML parse error at {where}: {exc.getMessage()}"
+
+
+def _declared(body: bytes) -> bool:
+    """Whether the document starts with an XML declaration (past a BOM)."""
+    head = body[:64]
+    for bom in _BOMS:
+        if head.startswith(bom):
+            head = head[len(bom) :]
+            break
+    return head.startswith(_DECLARATIONS)
+
+
+def _not_a_feed_root(body: bytes) -> str:
+    root = _ROOT.search(body)
+    name = _TAG_NAME.match(body, root.start()) if root else None
+    if name is None:
+        return "no RSS, Atom or RDF document in it"
+    tag = name.group(1).decode("ascii", "replace")[:60]
+    if tag.lower() == "opml":
+        return "an OPML subscription list (import it instead)"
+    return f"an XML document whose root is <{tag}>, not RSS, Atom or RDF"
+
+
+def _cut_off(body: bytes, xml_error: str) -> bool:
+    """Whether the document stops before its root element is closed."""
+    if xml_error.endswith(_CUT_OFF):
+        return True
+    if b"\x00" in body[:4]:  # UTF-16/32: the byte patterns below do not apply
+        return False
+    root = _ROOT.search(body)
+    name = _TAG_NAME.match(body, root.start()) if root else None
+    last = _LAST_END_TAG.search(body[-4096:].rstrip())
+    return name is None or last is None or last.group(1) != name.group(1)
+
+
+def _recovered(
+    raw_entries: list[Mapping[str, Any]],
+    body: bytes,
+    feed: Mapping[str, Any],
+    xml_error: str,
+    warnings: list[str],
+) -> list[Mapping[str, Any]]:
+    """The entries worth keeping from a malformed document, or ParseError.
+
+    feedparser reads broken XML leniently, and many real feeds are slightly
+    broken (an undefined entity, whitespace before the declaration): what it
+    recovers is kept, with the complaint as a warning. But a document that
+    yields nothing must not pass for a quiet feed ("ok, 0 items"): the user
+    would see no error and the scheduler would learn a silence that never was.
+    """
+    cut = _cut_off(body, xml_error)
+    kept = raw_entries
+    if cut:
+        # The item the cut fell in is partial (no guid yet, half its text): kept,
+        # it would come back as a second article once the feed is whole again.
+        kept = kept[: len(_ITEM_END.findall(body))]
+    kept = [r for r in kept if any(r.get(k) for k in _SUBSTANCE)]
+    channel = bool(feed.get("title") or feed.get("link"))
+    if not kept and (cut or not channel):
+        why = f"{xml_error}{' (the document is cut off)' if cut else ''}"
+        raise ParseError(f"not a feed: {why}; no item could be read from it"[:300])
+    warnings.append(f"malformed feed, read leniently: {xml_error}"[:300])
+    if len(kept) < len(raw_entries):
+        warnings.append(f"{len(raw_entries) - len(kept)} incomplete item(s) left out")
+    return kept
 
 
 def _distinct(entries: list[ParsedEntry]) -> list[ParsedEntry]:
