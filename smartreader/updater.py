@@ -766,6 +766,11 @@ class Updater:
         with self._lock:
             return self.scheduler.requests_in_last_24h(self.now())
 
+    def request_free_at(self, budget_per_day: float) -> float | None:
+        """See :meth:`Scheduler.request_free_at`."""
+        with self._lock:
+            return self.scheduler.request_free_at(budget_per_day, self.now())
+
     def close(self) -> None:
         self.fetcher.close()
         if self.parse_pool is not None:

@@ -652,6 +652,19 @@ class Scheduler:
         self._prune_log(now)
         return len(self._log)
 
+    def request_free_at(self, budget_per_day: float, now: float) -> float | None:
+        """When a budgeted request would next be free under this budget, given the
+        requests of the last 24 h (None: one is free now). Settings shows it when
+        the user lowers the budget below what was already used."""
+        self._prune_log(now)
+        cap = math.floor(budget_per_day + 1e-9)
+        used = len(self._log)
+        if used < cap:
+            return None
+        if cap <= 0:
+            return math.inf
+        return self._log[used - cap] + DAY
+
     def _requests_per_24h(self) -> int:
         """The hard cap: whole requests in any 24 h (the budget may be fractional)."""
         return math.floor(self.config.budget_per_day + 1e-9)

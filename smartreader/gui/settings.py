@@ -479,8 +479,30 @@ class SettingsDialog(QDialog):
                 f"With <b>{b:,.0f}</b> requests/day, new items reach you after "
                 f"<b>{humanize_duration(smart)}</b> on average; checking every feed at "
                 f"a fixed interval with the same requests: {humanize_duration(fixed)}{gain}."
+                + self._budget_used_note(b)
             )
         self._update_curve(b)
+
+    def _budget_used_note(self, budget: float) -> str:
+        """A warning when the last 24 h already used this budget: nothing is
+        checked until enough of those requests are a day old."""
+        try:
+            free = self.updater.request_free_at(float(budget))
+        except Exception:
+            log.exception("reading the requests of the last 24 h failed")
+            return ""
+        now = self._now()
+        if free is None or free <= now + 60:
+            return ""
+        if math.isfinite(free):
+            at = time.strftime("%H:%M", time.localtime(free))
+            when = f"for {humanize_duration(free - now)}, until {at}"
+        else:
+            when = "until you raise it again"
+        return (
+            f"<br><b>The last 24 hours already used {self.updater.requests_today():,}"
+            f" requests</b>: with this budget no feed is checked {when}."
+        )
 
     def _update_curve(self, budget: float) -> None:
         c = self._curve_center

@@ -108,6 +108,18 @@ def test_requests_of_an_earlier_run_count_against_the_cap():
     assert sched.due(T0 + 4 * HOUR + 1) == ["b"]
 
 
+def test_request_free_at_says_when_a_lower_budget_lets_checks_resume():
+    sched = Scheduler(SchedulerConfig(budget_per_day=10), T0)
+    times = [T0 - 20 * HOUR, T0 - 10 * HOUR, T0 - 2 * HOUR, T0 - HOUR]
+    sched.restore_requests(times, T0)
+    assert sched.request_free_at(10, T0) is None  # 4 of 10 used
+    assert sched.request_free_at(4, T0) == pytest.approx(times[0] + DAY)
+    assert sched.request_free_at(2, T0) == pytest.approx(times[2] + DAY)
+    assert sched.request_free_at(0, T0) == float("inf")
+    # a day later those requests are gone
+    assert sched.request_free_at(2, T0 + DAY) is None
+
+
 def test_restored_requests_from_the_future_count_as_now():
     # the clock went back two days: the requests still count, for one day only
     sched = Scheduler(SchedulerConfig(budget_per_day=2), T0)

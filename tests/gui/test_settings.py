@@ -264,3 +264,27 @@ def test_a_damaged_stored_budget_opens_on_the_defaults(qtbot, request, store):
     # the open updater runs on until the worker applies it; the next start reads it
     assert up.budget() == DEFAULT_BUDGET
     assert _updater(request, store).budget() == 480.0
+
+
+def test_a_budget_below_what_the_last_day_used_says_when_checks_resume(
+    qtbot, request, store, feeds
+):
+    store.set_setting("budget_per_day", 300.0)
+    up = _updater(request, store)
+    now = time.time()
+    # 120 requests over the last 24 h, the oldest 20 h ago
+    times = [now - 20 * 3600 + k * 600 for k in range(120)]
+    up.scheduler.restore_requests(times, now)
+    dlg = SettingsDialog(store, up)
+    qtbot.addWidget(dlg)
+    assert "already used" not in dlg.estimate.text()  # 300 > 120: nothing to say
+    dlg.budget_spin.setValue(50)
+    qtbot.waitUntil(lambda: "already used" in dlg.estimate.text(), timeout=3000)
+    text = dlg.estimate.text()
+    assert "already used 120 requests" in text and "no feed is checked for" in text
+    # 50 may stand in the last 24 h: free once the 71st oldest (times[70]) is a day old
+    free = up.request_free_at(50.0)
+    assert free == pytest.approx(times[70] + 86400)
+    assert time.strftime("%H:%M", time.localtime(free)) in text
+    dlg.budget_spin.setValue(200)
+    qtbot.waitUntil(lambda: "already used" not in dlg.estimate.text(), timeout=3000)
