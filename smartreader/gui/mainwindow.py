@@ -1391,6 +1391,7 @@ class MainWindow(QMainWindow):
             return
         if self._add_dialog is not None:
             self._add_dialog.accept()
+        self._leave_welcome()
         self.list_model.reload_feed_titles()
         self.tree_model.reload()
         self.select_feed(feed_id)
@@ -1438,6 +1439,7 @@ class MainWindow(QMainWindow):
         self.tree_model.reload()
         self._update_unread_total()
         if report.added:
+            self._leave_welcome()
             self.sched.refresh_feeds(report.added)
             if self.current_key() == "smart:unread":
                 self._apply_query()
@@ -1480,6 +1482,11 @@ class MainWindow(QMainWindow):
     def show_welcome(self) -> None:
         self.tabs.setCurrentWidget(self.article_view)
         self.article_view.show_welcome(demo_available=not self.demo)
+
+    def _leave_welcome(self) -> None:
+        # the first feeds are in: "add a feed or import a list" no longer applies
+        if self._current_entry is None:
+            self.article_view.show_empty()
 
     @Slot(str)
     def _welcome_action(self, action: str) -> None:

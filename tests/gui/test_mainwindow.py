@@ -111,6 +111,7 @@ def test_welcome_then_subscribe_fetches_and_entries_appear(env, qtbot, feed_serv
     fid = sig.args[0]
     assert win.current_key() == f"feed:{fid}"
     assert win.list_model.rowCount() == 3
+    assert "Welcome to smartreader" not in win.article_view.html()  # it has a feed now
     assert unread_of(win, f"feed:{fid}") == 3
     assert unread_of(win, "smart:unread") == 3
     assert feed_server.requests_for("/a.xml")
@@ -753,8 +754,10 @@ def test_opml_import_keeps_passwords_out_of_the_database_and_lists_problems(
         encoding="utf-8",
     )
     win = env.window(start_scheduler=False)
+    assert "Welcome to smartreader" in win.article_view.html()
     with installed(MemoryKeyring()):
         assert win.import_opml(str(opml)) == 1
+        assert "Welcome to smartreader" not in win.article_view.html()
         feed = env.store.feeds()[0]
         assert (feed.url, feed.auth_username) == (url, "ann")
         assert credentials.get_password(url, "ann") == "s3cr3t-pw"
