@@ -1125,13 +1125,18 @@ class ArticleListModel(QAbstractTableModel):
         eid = self._ids[r]
         row = self._cache.get(eid)
         if row is None:
-            if len(self._cache) > CACHE_MAX:
-                self._cache.clear()
             start = max(0, r - PAGE // 4)
-            page = [i for i in self._ids[start : start + PAGE] if i not in self._cache]
-            self._cache.update(self.store.entry_rows(page))
+            self._cache_rows(self._ids[start : start + PAGE])
             row = self._cache.get(eid)
         return row
+
+    def _cache_rows(self, ids: list[int]) -> None:
+        """Read the rows of these ids not cached yet (the cache is bounded)."""
+        if len(self._cache) > CACHE_MAX:
+            self._cache.clear()
+        missing = [i for i in ids if i not in self._cache]
+        if missing:
+            self._cache.update(self.store.entry_rows(missing))
 
     def refresh_ids(self, ids: Iterable[int]) -> None:
         """Reload these entries' rows (after read/star changes) and repaint them."""
@@ -1184,12 +1189,7 @@ class ArticleListModel(QAbstractTableModel):
         while True:
             while r < len(self._ids):
                 chunk = self._ids[r : r + PAGE]
-                missing = [i for i in chunk if i not in self._cache]
-                if missing:
-                    if len(self._cache) > CACHE_MAX:
-                        self._cache.clear()
-                        missing = chunk
-                    self._cache.update(self.store.entry_rows(missing))
+                self._cache_rows(chunk)
                 for k, eid in enumerate(chunk):
                     row = self._cache.get(eid)
                     if row is not None and not row.read:
