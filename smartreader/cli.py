@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smartreader import __version__
-from smartreader.errors import SmartReaderError, UsageError
+from smartreader.errors import FetchError, ParseError, SmartReaderError, UsageError
 
 if TYPE_CHECKING:
     from smartreader.storage.store import Store
@@ -191,18 +191,47 @@ class _Progress:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from smartreader.updater import Updater
+    from smartreader.updater import FeedOption, SeveralFeeds, Updater
 
     with _open_store(args) as store:
         up = Updater(store)
+        others: list[FeedOption] = []
         try:
-            fid = up.subscribe(args.url, folder=args.folder, title=args.title)
+            try:
+                fid = up.subscribe(args.url, folder=args.folder, title=args.title, choose=True)
+            except SeveralFeeds as several:
+                fid, others = _subscribe_first(up, several, args)
         finally:
             up.close()
         feed = store.feed(fid)
         n = len(store.entry_ids(feed_ids=[fid]))
         print(f"subscribed [{fid}] {feed.display_title} <{feed.url}>: {n} entries")
+        if others:
+            print(f"the site links {len(others)} more: add one with `smartreader add ADDRESS`")
+            for o in others:
+                print(f"  {o.title or '(untitled)'} ({o.kind}) <{o.url}>")
     return 0
+
+
+def _subscribe_first(up: Any, several: Any, args: argparse.Namespace) -> tuple[int, list[Any]]:
+    """The first of the page's feeds that subscribes (posts before comments);
+    the ones not tried, for the user to know of."""
+    fresh = [o for o in several.options if not o.subscribed]
+    if not fresh:
+        raise UsageError(f"already subscribed to every feed {several.page} links")
+    first_error: Exception | None = None
+    for i, o in enumerate(fresh):
+        try:
+            fid = up.subscribe(
+                o.address, folder=args.folder, title=args.title, public_only=o.public_only
+            )
+        except (FetchError, ParseError) as e:
+            print(f"skipped {o.title or o.url}: {e}", file=sys.stderr)
+            first_error = first_error or e
+            continue
+        return fid, fresh[i + 1 :]
+    assert first_error is not None
+    raise first_error
 
 
 def cmd_import(args: argparse.Namespace) -> int:

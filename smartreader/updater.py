@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -44,6 +44,7 @@ from smartreader.errors import (
 )
 from smartreader.net import credentials, favicon
 from smartreader.net.discover import (
+    DiscoveredFeed,
     discover_feeds,
     guess_feed_urls,
     looks_like_feed,
@@ -72,6 +73,34 @@ LAST_CLEANUP = "last_cleanup"
 
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FeedOption:
+    """One of the feeds a web page links; crosses threads as plain data."""
+
+    url: str  # shown to the user: never carries credentials
+    title: str
+    kind: str  # "RSS", "Atom", "JSON Feed", ...
+    subscribed: bool  # already in the store
+    # What to subscribe to: ``url`` with the site's credentials when on the same
+    # host, and whether it must be fetched public_only (it was named by a page).
+    address: str
+    public_only: bool
+
+
+class SeveralFeeds(UsageError):
+    """The page links more than one feed, and the caller asked to choose: which
+    of them are wanted (posts, comments, a category) is the user's call."""
+
+    def __init__(self, page: str, options: list[FeedOption]) -> None:
+        names = ", ".join(o.title or o.url for o in options)
+        super().__init__(
+            f"{credentials.redact(page)} links {len(options)} feeds ({names}): "
+            "subscribe to one of their addresses"
+        )
+        self.page = page
+        self.options = options
 
 
 @dataclass(frozen=True)
@@ -295,9 +324,23 @@ class Updater:
 
     # -- subscribing -----------------------------------------------------
 
-    def subscribe(self, url: str, *, folder: str | None = None, title: str | None = None) -> int:
+    def subscribe(
+        self,
+        url: str,
+        *,
+        folder: str | None = None,
+        title: str | None = None,
+        choose: bool = False,
+        public_only: bool = False,
+    ) -> int:
         """Subscribe to a feed URL or a site URL (discovering its feed), fetch it
-        once, and return the new feed id. Credentials in the URL go to the keyring."""
+        once, and return the new feed id. Credentials in the URL go to the keyring.
+
+        A page that links several feeds gives its first (posts before comments),
+        or with ``choose`` raises ``SeveralFeeds`` listing them, having fetched
+        only the page. ``public_only`` for an address a page named (a
+        ``FeedOption``): it must not lead into the local network.
+        """
         url = url.strip()
         if "://" not in url:
             url = "https://" + url
@@ -305,7 +348,9 @@ class Updater:
         if urlsplit(clean).scheme not in ("http", "https"):
             raise UsageError(f"only http and https feeds are supported, not {clean!r}")
         auth = (user, password or "") if user else None
-        feed_url, result, doc = self._resolve_feed(clean, auth)
+        feed_url, result, doc = self._resolve_feed(
+            clean, auth, choose=choose, public_only=public_only
+        )
         existing = self.store.feed_id_by_address(feed_url)
         if existing is not None:
             now_at = self.store.feed(existing).url
@@ -328,12 +373,17 @@ class Updater:
         return fid
 
     def _resolve_feed(
-        self, url: str, auth: tuple[str, str] | None
+        self,
+        url: str,
+        auth: tuple[str, str] | None,
+        *,
+        choose: bool = False,
+        public_only: bool = False,
     ) -> tuple[str, FetchResult, ParsedFeed]:
         """The feed's address, its first fetch and that document, parsed: a
         subscription is stored only once its document reads as a feed (a broken
         one is refused with the reason, not added as a feed that shows nothing)."""
-        result = self.fetcher.fetch(url, auth=auth)
+        result = self.fetcher.fetch(url, auth=auth, public_only=public_only)
         if result.status != "ok" or result.body is None:
             raise FetchError(f"could not fetch {credentials.redact(url)}: {result.error}")
         page = result.final_url or url
@@ -342,13 +392,23 @@ class Updater:
                 return page, result, self._parse(result, page)
             except ParseError as e:
                 raise ParseError(f"cannot subscribe to {credentials.redact(url)}: {e}") from e
-        candidates = [d.url for d in discover_feeds(result.body, page)] or guess_feed_urls(page)
+        linked = discover_feeds(result.body, page)
+        candidates = [d.url for d in linked] or guess_feed_urls(page)
         candidates, public_only = _not_into_local_network(page, candidates)
+        if choose and len(candidates) > 1 and linked:
+            # Only what the page links is offered (guessed paths are tried, not
+            # shown): its titles name them, and nothing more is fetched yet.
+            keep = set(candidates)
+            raise SeveralFeeds(
+                page,
+                [self._option(d, url, auth, public_only) for d in linked if d.url in keep],
+            )
         broken: str | None = None  # the first candidate that looked like a feed but was not
         for cand in candidates:
             r = self.fetcher.fetch(
                 cand,
-                auth=auth if host_of(cand) == host_of(url) else None,
+                # never downgraded to http, never to another port or site
+                auth=auth if credentials_may_follow(url, cand) else None,
                 public_only=public_only,
             )
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
@@ -367,6 +427,24 @@ class Updater:
         raise ParseError(
             f"no feed found at {credentials.redact(url)}: "
             + (broken or "the page does not link to an RSS, Atom or JSON feed")
+        )
+
+    def _option(
+        self, d: DiscoveredFeed, site: str, auth: tuple[str, str] | None, public_only: bool
+    ) -> FeedOption:
+        address = d.url
+        if auth is not None and credentials_may_follow(site, d.url):
+            parts = urlsplit(d.url)
+            user = quote(auth[0], safe="")
+            login = f"{user}:{quote(auth[1], safe='')}" if auth[1] else user
+            address = parts._replace(netloc=f"{login}@{parts.netloc}").geturl()
+        return FeedOption(
+            url=d.url,
+            title=d.title,
+            kind=d.kind,
+            subscribed=self.store.feed_id_by_address(d.url) is not None,
+            address=address,
+            public_only=public_only,
         )
 
     def _parse(self, result: FetchResult, url: str) -> ParsedFeed:

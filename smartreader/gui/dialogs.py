@@ -10,12 +10,14 @@ writes feed settings to the store and the password to the system keyring
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import html
 import logging
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
@@ -33,6 +35,8 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -58,14 +62,20 @@ def _error_label() -> QLabel:
 
 
 class AddFeedDialog(QDialog):
-    """Ask for a feed or site URL and a folder.
+    """Ask for a feed or site URL and a folder; when the site links several feeds,
+    let the user tick which of them to subscribe to.
 
     Signals:
         subscribeRequested(str, object): url, folder name or None. The dialog stays
-            open, busy, until the caller calls ``accept()`` or ``show_error()``.
+            open, busy, until the caller calls ``accept()``, ``show_error()`` or
+            ``show_choices()``.
+        subscribeChosen(object, object): the ticked ``FeedOption`` list, folder.
+            The dialog stays busy until the caller calls ``accept()`` or
+            ``show_error()`` (``mark_subscribed`` as each one is done).
     """
 
     subscribeRequested = Signal(str, object)
+    subscribeChosen = Signal(object, object)
 
     def __init__(
         self, folders: Sequence[str], parent: QWidget | None = None, *, folder: str | None = None
@@ -80,7 +90,7 @@ class AddFeedDialog(QDialog):
         form = QFormLayout()
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://example.org/ or https://example.org/feed.xml")
-        self.url.textChanged.connect(self._update_ok)
+        self.url.textChanged.connect(self._url_edited)
         self.folder = QComboBox()
         self.folder.setEditable(True)
         self.folder.addItem("")
@@ -91,6 +101,20 @@ class AddFeedDialog(QDialog):
         form.addRow("&Address:", self.url)
         form.addRow("&Folder:", self.folder)
         lay.addLayout(form)
+        # The site's feeds, once it turns out to link several.
+        self.choices_label = plain_label()
+        self.choices_label.setWordWrap(True)
+        self.choices_label.setVisible(False)
+        self.choices = QTreeWidget()
+        self.choices.setColumnCount(2)
+        self.choices.setHeaderLabels(["Feed", "Address"])
+        self.choices.setRootIsDecorated(False)
+        self.choices.setUniformRowHeights(True)
+        self.choices.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.choices.setVisible(False)
+        self.choices.itemChanged.connect(lambda *_: self._update_ok())
+        lay.addWidget(self.choices_label)
+        lay.addWidget(self.choices, 1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
@@ -110,21 +134,134 @@ class AddFeedDialog(QDialog):
         self.buttons.accepted.connect(self._submit)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
+        self._options: list[Any] = []  # FeedOption per row of ``choices``
+        self._choices_for = ""  # the address they were found at
+        # What the window collects while a batch of chosen feeds is answered.
+        self.failures: list[str] = []
+        self.done_ids: list[int] = []
         self._update_ok()
 
+    def _url_edited(self) -> None:
+        if self._options and self.url.text().strip() != self._choices_for:
+            self._clear_choices()  # another address: find its feeds anew
+        self._update_ok()
+
+    def _clear_choices(self) -> None:
+        self._options = []
+        self.choices.clear()
+        self.choices.setVisible(False)
+        self.choices_label.setVisible(False)
+        self.ok.setText("Subscribe")
+
     def _update_ok(self) -> None:
-        self.ok.setEnabled(bool(self.url.text().strip()) and not self.progress.isVisible())
+        ready = bool(self.url.text().strip()) and not self.progress.isVisible()
+        if self._options:
+            ready = ready and bool(self.chosen())
+        self.ok.setEnabled(ready)
+
+    def chosen(self) -> list[Any]:
+        """The ticked feeds (``FeedOption``), in the list's order."""
+        out = []
+        for row, option in enumerate(self._options):
+            item = self.choices.topLevelItem(row)
+            if item is not None and item.checkState(0) == Qt.CheckState.Checked:
+                out.append(option)
+        return out
+
+    def show_choices(self, page: str, options: Sequence[Any]) -> None:
+        """The page links these feeds (``FeedOption``s): tick the first one not
+        yet subscribed (posts come before comments) and let the user choose."""
+        self.set_busy(False)
+        self._options = list(options)
+        self._choices_for = self.url.text().strip()
+        self.choices.blockSignals(True)
+        self.choices.clear()
+        first = True
+        for option in self._options:
+            name = option.title or option.url
+            item = QTreeWidgetItem([f"{name} ({option.kind})", _short_address(option.url, page)])
+            item.setToolTip(0, name)
+            item.setToolTip(1, option.url)
+            if option.subscribed:
+                item.setText(0, f"{name} ({option.kind}) — subscribed")
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                item.setCheckState(0, Qt.CheckState.Unchecked)
+            else:
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(0, Qt.CheckState.Checked if first else Qt.CheckState.Unchecked)
+                first = False
+            self.choices.addTopLevelItem(item)
+        self.choices.blockSignals(False)
+        self.setMinimumWidth(max(self.minimumWidth(), 560))
+        self.choices.resizeColumnToContents(0)
+        self.choices.setColumnWidth(0, min(self.choices.columnWidth(0), 340))
+        # As tall as its rows (up to eight; a scroll bar beyond), not a blank box.
+        rows = min(len(self._options), 8)
+        frame = 2 * self.choices.frameWidth()
+        row = self.choices.sizeHintForRow(0) if self._options else 0
+        head = self.choices.header().sizeHint().height()
+        self.choices.setFixedHeight(head + rows * row + frame + 2)
+        n = len(self._options)
+        if all(o.subscribed for o in self._options):
+            text = f"{page} links {n} feeds; you are subscribed to all of them."
+        else:
+            text = f"{page} links {n} feeds. Tick the ones to subscribe to:"
+        self.choices_label.setText(text)
+        self.choices_label.setVisible(True)
+        self.choices.setVisible(True)
+        self.ok.setText("Subscribe")
+        self.choices.setFocus()
+        self.choices.setCurrentItem(self.choices.topLevelItem(0))
+        self._fit_height()
+        self._update_ok()
+
+    def _fit_height(self) -> None:
+        """Grow to what the (wrapped) texts need at the current width: a window
+        does not do so by itself for height-for-width text, and a long error
+        overlapped the list. Never shrinks what the user made larger."""
+        lay = self.layout()
+        lay.activate()
+        need = (
+            lay.totalHeightForWidth(self.width())
+            if lay.hasHeightForWidth()
+            else lay.totalSizeHint().height()
+        )
+        if need > self.height():
+            self.resize(self.width(), need)
+
+    def mark_subscribed(self, url: str) -> None:
+        """One of the chosen feeds is subscribed now (the others may still fail)."""
+        for row, option in enumerate(self._options):
+            if option.url == url:
+                item = self.choices.topLevelItem(row)
+                if item is not None:
+                    name = option.title or option.url
+                    self.choices.blockSignals(True)
+                    item.setCheckState(0, Qt.CheckState.Unchecked)
+                    item.setText(0, f"{name} ({option.kind}) — subscribed")
+                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                    self.choices.blockSignals(False)
+                self._options[row] = dataclasses.replace(option, subscribed=True)
 
     @Slot()
     def _submit(self) -> None:
         url = self.url.text().strip()
         if not url:
             return
+        folder = self.folder.currentText().strip() or None
+        self.failures = []
+        self.done_ids = []
+        if self._options:
+            picked = self.chosen()
+            if not picked:
+                return
+            self.set_busy(True, f"Subscribing to {count_of(len(picked), 'feed')}…")
+            self.subscribeChosen.emit(picked, folder)
+            return
         if "://" not in url:
             url = "https://" + url
             self.url.setText(url)
         self.set_busy(True)
-        folder = self.folder.currentText().strip() or None
         self.subscribeRequested.emit(url, folder)
 
     def set_busy(self, busy: bool, message: str = "Looking for the feed…") -> None:
@@ -133,6 +270,7 @@ class AddFeedDialog(QDialog):
         self.status.setVisible(busy)
         self.url.setEnabled(not busy)
         self.folder.setEnabled(not busy)
+        self.choices.setEnabled(not busy)
         if busy:
             self.error.setVisible(False)
         self._update_ok()
@@ -141,8 +279,12 @@ class AddFeedDialog(QDialog):
         self.set_busy(False)
         self.error.setText(message)
         self.error.setVisible(True)
-        self.url.setFocus()
-        self.url.selectAll()
+        self._fit_height()
+        if self._options:
+            self.choices.setFocus()
+        else:
+            self.url.setFocus()
+            self.url.selectAll()
 
 
 def _fmt_time(t: float | None) -> str:
@@ -164,6 +306,15 @@ def _days_text(days: float) -> str:
     if days <= 0:
         return "always"
     return dict(FEED_KEEP_CHOICES).get(days, f"{days:g} days")
+
+
+def _short_address(url: str, page: str) -> str:
+    """The feed's path when it is on the page's own site (the usual case; the
+    whole address is the tooltip), else the whole address."""
+    a, b = urlsplit(url), urlsplit(page)
+    if (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port):
+        return a.path + (f"?{a.query}" if a.query else "") or "/"
+    return url
 
 
 class FeedPropertiesDialog(QDialog):

@@ -22,11 +22,13 @@ Signals:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +216,16 @@ class FlagCommand(AppliedCommand):
             self.win._read_state_changed()
         else:
             self.win._flags_changed(self.ids)
+
+
+@dataclass(eq=False)
+class _SubscribeRequest:
+    """A subscription asked of the worker: which Add feed dialog asked (its
+    serial; 0 for none), whether it is still wanted, the ticked feed if any."""
+
+    serial: int
+    option: Any = None  # a FeedOption
+    wanted: bool = True
 
 
 class UnsubscribeCommand(AppliedCommand):
@@ -464,7 +476,7 @@ class MainWindow(QMainWindow):
         self._open_url = open_url
         self._current_entry: int | None = None
         self._requests = deque()
-        self._dialog_request = {}
+        self._dialog_serial = itertools.count(1)
         self._closing = False
         self.setWindowTitle("smartreader — demo" if demo else "smartreader")
         self.setWindowIcon(app_icon())
@@ -767,6 +779,7 @@ class MainWindow(QMainWindow):
         s.alertRaised.connect(self._alert_raised)
         s.subscribed.connect(self._subscribed)
         s.subscribeFailed.connect(self._subscribe_failed)
+        s.feedsFound.connect(self._feeds_found)
         s.errorOccurred.connect(lambda msg: self.statusBar().showMessage(msg, 10_000))
         s.entriesPurged.connect(self._entries_purged)
         s.compactFinished.connect(self._compacted)
@@ -847,7 +860,7 @@ class MainWindow(QMainWindow):
             self.sched.shutdown()
             # Results still queued for this thread must not reach a closed store.
             for name in ("feedUpdated", "alertRaised", "statusChanged", "subscribed",
-                         "subscribeFailed", "updateFinished", "entriesPurged",
+                         "subscribeFailed", "feedsFound", "updateFinished", "entriesPurged",
                          "compactFinished"):  # fmt: skip
                 getattr(self.sched, name).disconnect()
             self.activity._debounce.stop()
@@ -1355,48 +1368,102 @@ class MainWindow(QMainWindow):
         node = self.tree_model.node(self.tree.currentIndex())
         dlg = AddFeedDialog(folders, self, folder=node.title if node.kind == "folder" else None)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        serial = next(self._dialog_serial)
+        dlg.setProperty("serial", serial)
         dlg.subscribeRequested.connect(
-            lambda url, folder: self._request_subscription(dlg, url, folder)
+            lambda url, folder: self._request_subscription(serial, url, folder)
+        )
+        dlg.subscribeChosen.connect(
+            lambda options, folder: self._request_chosen(serial, options, folder)
         )
         if url:
             dlg.url.setText(url)
         self._add_dialog = dlg
-        dlg.finished.connect(lambda result: self._add_dialog_closed(dlg, result))
+        dlg.finished.connect(lambda result: self._add_dialog_closed(dlg, serial, result))
         dlg.show()
         return dlg
 
     _add_dialog: AddFeedDialog | None = None
-    # One [still wanted] per subscription asked of the worker, oldest first (it
-    # answers them in order); Cancel while one runs clears its flag.
-    _requests: deque[list[bool]]
-    _dialog_request: dict[int, list[bool]]
+    # One request per subscription asked of the worker, oldest first (it answers
+    # them in order, each with one of subscribed, feedsFound, subscribeFailed);
+    # Cancel while some run clears their ``wanted``.
+    _requests: deque[_SubscribeRequest]
 
-    def _request_subscription(self, dlg: AddFeedDialog, url: str, folder: object) -> None:
-        wanted = [True]
-        self._requests.append(wanted)
-        self._dialog_request[id(dlg)] = wanted
-        self.sched.subscribe(url, folder)  # type: ignore[arg-type]
+    def _request_subscription(self, serial: int, url: str, folder: object) -> None:
+        self._requests.append(_SubscribeRequest(serial))
+        self.sched.subscribe(url, folder, choose=True)  # type: ignore[arg-type]
 
-    def _add_dialog_closed(self, dlg: AddFeedDialog, result: int) -> None:
+    def _request_chosen(self, serial: int, options: list[Any], folder: object) -> None:
+        """Subscribe to each feed ticked in the dialog (each one request)."""
+        for option in options:
+            self._requests.append(_SubscribeRequest(serial, option))
+            self.sched.subscribe(
+                option.address,
+                folder,  # type: ignore[arg-type]
+                public_only=option.public_only,
+            )
+
+    def _add_dialog_closed(self, dlg: AddFeedDialog, serial: int, result: int) -> None:
         if self._add_dialog is dlg:
             self._add_dialog = None
-        wanted = self._dialog_request.pop(id(dlg), None)
-        if wanted is not None and result != QDialog.DialogCode.Accepted:
-            wanted[0] = False  # cancelled while looking: undone when it arrives
+        if result != QDialog.DialogCode.Accepted:
+            for r in self._requests:
+                if r.serial == serial:
+                    r.wanted = False  # cancelled while looking: undone when it arrives
+
+    def _answer(self) -> _SubscribeRequest:
+        """The request the worker's answer belongs to (the oldest open one)."""
+        if self._requests:
+            return self._requests.popleft()
+        return _SubscribeRequest(0)  # one not asked here (tests, a script)
+
+    def _dialog_for(self, r: _SubscribeRequest) -> AddFeedDialog | None:
+        dlg = self._add_dialog
+        if dlg is not None and r.serial and dlg.property("serial") == r.serial:
+            return dlg
+        return None
+
+    def _batch_open(self, serial: int) -> bool:
+        return any(r.serial == serial for r in self._requests)
 
     @Slot(int)
     def _subscribed(self, feed_id: int) -> None:
-        if self._requests and not self._requests.popleft()[0]:
+        r = self._answer()
+        if not r.wanted:
             self._drop_cancelled(feed_id)
             return
-        if self._add_dialog is not None:
-            self._add_dialog.accept()
         self._leave_welcome()
         self.list_model.reload_feed_titles()
         self.tree_model.reload()
-        self.select_feed(feed_id)
         self._update_unread_total()
-        self.statusBar().showMessage(f"Subscribed to {self._feed_title(feed_id)}", 6000)
+        dlg = self._dialog_for(r)
+        if dlg is None:
+            self.select_feed(feed_id)
+            self.statusBar().showMessage(f"Subscribed to {self._feed_title(feed_id)}", 6000)
+            return
+        dlg.done_ids.append(feed_id)
+        if r.option is not None:
+            dlg.mark_subscribed(r.option.url)
+        if not self._batch_open(r.serial):
+            self._batch_done(dlg)
+
+    def _batch_done(self, dlg: AddFeedDialog) -> None:
+        """Every feed the dialog asked for is answered: close it when all were
+        subscribed; else it stays, saying which failed (the rest are kept)."""
+        done = dlg.done_ids
+        if done:
+            self.select_feed(done[0])
+            titles = ", ".join(self._feed_title(f) for f in done)
+            self.statusBar().showMessage(
+                f"Subscribed to {titles}"
+                if len(done) == 1
+                else f"Subscribed to {count_of(len(done), 'feed')}: {titles}",
+                6000,
+            )
+        if dlg.failures:
+            dlg.show_error("\n".join(dlg.failures))
+        else:
+            dlg.accept()
 
     def _drop_cancelled(self, feed_id: int) -> None:
         """The user cancelled this subscription before the worker was done with it
@@ -1413,12 +1480,26 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _subscribe_failed(self, message: str) -> None:
-        if self._requests and not self._requests.popleft()[0]:
+        r = self._answer()
+        if not r.wanted:
             return  # cancelled anyway
-        if self._add_dialog is not None:
-            self._add_dialog.show_error(message)
-        else:
+        dlg = self._dialog_for(r)
+        if dlg is None:
             self.statusBar().showMessage(message, 10_000)
+            return
+        if r.option is None:
+            dlg.show_error(message)
+            return
+        dlg.failures.append(f"{r.option.title or r.option.url}: {message}")
+        if not self._batch_open(r.serial):
+            self._batch_done(dlg)
+
+    @Slot(str, object)
+    def _feeds_found(self, page: str, options: list[Any]) -> None:
+        r = self._answer()
+        dlg = self._dialog_for(r)
+        if r.wanted and dlg is not None:
+            dlg.show_choices(page, options)
 
     def import_opml(self, path: str | None = None) -> int:
         """Subscribe to every new feed of an OPML file; returns how many were added."""

@@ -32,6 +32,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from smartreader.gui._compat import guard_pyside_refcounts
+from smartreader.net import credentials
+from smartreader.updater import SeveralFeeds
 
 log = logging.getLogger(__name__)
 guard_pyside_refcounts()  # before this thread makes thousands of Qt calls
@@ -72,6 +74,8 @@ class SchedulerWorker(QObject):
         statusChanged(object): a ``SchedulerStatus``.
         subscribed(int): the feed id of a new subscription.
         subscribeFailed(str): why a subscription failed, for the user.
+        feedsFound(str, object): the page (no credentials) and its ``FeedOption``
+            list, instead of ``subscribed``, for a request that asked to choose.
         errorOccurred(str): a failure that is not about one feed (bad setting, bug).
         replanned(): the plan was rebuilt after a clock jump.
         entriesPurged(int): that many old articles were deleted (see ``cleanup``).
@@ -88,6 +92,7 @@ class SchedulerWorker(QObject):
     statusChanged = Signal(object)
     subscribed = Signal(int)
     subscribeFailed = Signal(str)
+    feedsFound = Signal(str, object)
     errorOccurred = Signal(str)
     replanned = Signal()
     entriesPurged = Signal(int)
@@ -189,12 +194,22 @@ class SchedulerWorker(QObject):
         if ids:
             self._run(ids, manual=True)
 
-    @Slot(str, object)
-    def subscribe(self, url: str, folder: str | None = None) -> None:
+    @Slot(str, object, object)
+    def subscribe(self, url: str, folder: str | None = None, how: object = None) -> None:
+        """Answers with exactly one of subscribed, feedsFound, subscribeFailed
+        (the window pairs answers with its requests in order)."""
         if self.stopping:
             return
+        opts = dict(how) if isinstance(how, dict) else {}
         try:
-            fid = self.updater.subscribe(url, folder=folder or None)
+            fid = self.updater.subscribe(
+                url,
+                folder=folder or None,
+                choose=bool(opts.get("choose")),
+                public_only=bool(opts.get("public_only")),
+            )
+        except SeveralFeeds as e:
+            self.feedsFound.emit(credentials.redact(e.page), list(e.options))
         except Exception as e:  # SmartReaderError for user-facing trouble; bugs too
             if not _is_expected(e):
                 log.exception("subscribing to %s failed", url)
@@ -423,6 +438,7 @@ _RELAYED = (
     "statusChanged",
     "subscribed",
     "subscribeFailed",
+    "feedsFound",
     "errorOccurred",
     "replanned",
     "entriesPurged",
@@ -467,6 +483,7 @@ class SchedulerThread(QObject):
     statusChanged = Signal(object)
     subscribed = Signal(int)
     subscribeFailed = Signal(str)
+    feedsFound = Signal(str, object)
     errorOccurred = Signal(str)
     replanned = Signal()
     entriesPurged = Signal(int)
@@ -474,7 +491,7 @@ class SchedulerThread(QObject):
 
     _refreshAll = Signal(float)
     _refreshFeeds = Signal(list)
-    _subscribe = Signal(str, object)
+    _subscribe = Signal(str, object, object)
     _setBudget = Signal(float)
     _setMinInterval = Signal(float)
     _feedChanged = Signal(int)
@@ -530,8 +547,17 @@ class SchedulerThread(QObject):
     def refresh_feeds(self, feed_ids: Sequence[int]) -> None:
         self._refreshFeeds.emit([int(i) for i in feed_ids])
 
-    def subscribe(self, url: str, folder: str | None = None) -> None:
-        self._subscribe.emit(url, folder)
+    def subscribe(
+        self,
+        url: str,
+        folder: str | None = None,
+        *,
+        choose: bool = False,
+        public_only: bool = False,
+    ) -> None:
+        """``choose``: a page linking several feeds answers ``feedsFound``.
+        ``public_only``: the address came from a page (a ``FeedOption``)."""
+        self._subscribe.emit(url, folder, {"choose": choose, "public_only": public_only})
 
     def set_budget(self, per_day: float) -> None:
         self._setBudget.emit(float(per_day))

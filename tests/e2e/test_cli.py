@@ -119,6 +119,32 @@ def test_add_by_site_url_discovers_the_feed(feed_server, data, capsys):
     assert feed_server.url("/feeds/main.xml") in out
 
 
+def test_add_on_a_site_with_several_feeds_takes_the_first_working_one_and_names_the_rest(
+    feed_server, data, capsys
+):
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" href="{h}" title="{t}">'
+        for h, t in (("/c.xml", "Comments"), ("/broken.xml", "Posts"), ("/n.xml", "News"),
+                     ("/s.xml", "Sport"))
+    )  # fmt: skip
+    feed_server.route(
+        "/", Reply(body=f"<html><head>{links}</head></html>".encode(),
+                   headers={"Content-Type": "text/html"}),
+    )  # fmt: skip
+    feed_server.route("/broken.xml", Reply(status=500))
+    for path in ("/c.xml", "/n.xml", "/s.xml"):
+        feed_server.route(path, Reply(body=rss(1)))
+    code, out, err = run(capsys, "add", feed_server.url("/"), "--data-dir", data)
+    assert code == 0, err
+    # Posts failed, so News is taken; Sport and Comments are named, not fetched.
+    assert f"<{feed_server.url('/n.xml')}>: 1 entries" in out
+    assert "the site links 2 more" in out
+    assert "skipped Posts: " in err and "500" in err
+    assert f"Sport (RSS) <{feed_server.url('/s.xml')}>" in out
+    assert f"Comments (RSS) <{feed_server.url('/c.xml')}>" in out
+    assert not feed_server.requests_for("/s.xml") and not feed_server.requests_for("/c.xml")
+
+
 def test_add_not_a_feed_is_a_clear_error(feed_server, data, capsys):
     feed_server.route(
         "/", Reply(body=b"<html><body>nothing</body></html>", headers={"Content-Type": "text/html"})
