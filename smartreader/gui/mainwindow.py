@@ -84,7 +84,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from smartreader.errors import SmartReaderError
+from smartreader.errors import SmartReaderError, UsageError
 from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner
 from smartreader.gui.article_view import ArticleView
@@ -280,6 +280,64 @@ class DeleteFolderCommand(AppliedCommand):
         self.win.select_key(f"folder:{store.folder_id(self.name, create=False)}")
         # replaces "… Ctrl+Z undoes it", which would otherwise still be showing
         self.win.statusBar().showMessage(f"The folder “{self.name}” is back", 10_000)
+
+
+class MoveFeedCommand(AppliedCommand):
+    """A feed moved to another folder (dragged, or Feed ▸ Move to), which Edit ▸
+    Undo puts back: a slip of the mouse in the tree is one Ctrl+Z away."""
+
+    def __init__(
+        self, win: MainWindow, feed_id: int, title: str, old: str | None, new: str | None
+    ) -> None:
+        where = f"“{elide(new, 30)}”" if new else "the top level"
+        super().__init__(f"Move “{elide(title, 40)}” to {where}".replace("&", "&&"))
+        self.win, self.feed_id, self.old, self.new = win, feed_id, old, new
+
+    def again(self) -> None:
+        if not self.win._put_feed(self.feed_id, self.new):
+            self.setObsolete(True)
+
+    def undo(self) -> None:
+        if not self.win._put_feed(self.feed_id, self.old):
+            self.setObsolete(True)  # unsubscribed since: nothing to put back
+
+
+class RenameCommand(AppliedCommand):
+    """A feed or folder renamed, which Edit ▸ Undo names back. A feed's old name
+    may be none of its own (it showed the feed's title): undo clears it again.
+    A folder is found by its name, as its id changes if it is deleted and undone."""
+
+    def __init__(
+        self, win: MainWindow, kind: str, feed_id: int | None, old: str | None, new: str
+    ) -> None:
+        shown = old or (win._feed_title(feed_id) if feed_id is not None else "")
+        super().__init__(f"Rename “{elide(shown, 30)}”".replace("&", "&&"))
+        self.win, self.kind, self.feed_id, self.old, self.new = win, kind, feed_id, old, new
+
+    def again(self) -> None:
+        self._name(self.old, self.new)
+
+    def undo(self) -> None:
+        self._name(self.new, self.old)
+
+    def _name(self, current: str | None, name: str | None) -> None:
+        store = self.win.store
+        try:
+            if self.kind == "feed":
+                assert self.feed_id is not None
+                store.update_feed(self.feed_id, user_title=name or None)
+                key = f"feed:{self.feed_id}"
+            else:
+                folder_id = store.folder_id(current or "", create=False)
+                if folder_id is None or not name:
+                    raise UsageError(f"there is no folder “{current}” any more")
+                store.rename_folder(folder_id, name)
+                key = f"folder:{folder_id}"
+        except SmartReaderError as e:  # gone since, or the name is taken now
+            self.setObsolete(True)
+            self.win.statusBar().showMessage(f"Could not rename: {e}", 10_000)
+            return
+        self.win._names_changed(key)
 
 
 class ListColumns(QObject):
@@ -719,10 +777,13 @@ class MainWindow(QMainWindow):
                     self.act_open, self.act_browser, self.act_copy_link, None, self.act_star,
                     self.act_read, self.act_mark_above, self.act_mark_below):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
+        self.move_menu = QMenu("&Move to", self)
+        self.move_menu.aboutToShow.connect(self._fill_move_menu)
         m = mb.addMenu("F&eed")
         for act in (self.act_refresh, self.act_refresh_all, self.act_mark_all, None,
                     self.act_next_feed, self.act_prev_feed, None, self.act_props,
-                    self.act_rename, self.act_delete):  # fmt: skip
+                    self.act_rename, self.move_menu.menuAction(),
+                    self.act_delete):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
         m = mb.addMenu("&View")
         for act in (self.act_unread_only, self.act_search, None, self.act_zoom_in,
@@ -1259,15 +1320,24 @@ class MainWindow(QMainWindow):
         text, ok = QInputDialog.getText(self, "Rename", "New name:", text=node.title)
         if not ok or not text.strip():
             return
+        name = text.strip()
+        if name == node.title:
+            return
         try:
             if node.kind == "feed":
-                self.store.update_feed(int(node.id), user_title=text.strip())
+                old = self.store.feed(int(node.id)).user_title
+                self.store.update_feed(int(node.id), user_title=name)
+                command = RenameCommand(self, "feed", int(node.id), old, name)
             else:
-                self.store.rename_folder(int(node.id), text.strip())
-        except Exception as e:
+                self.store.rename_folder(int(node.id), name)
+                command = RenameCommand(self, "folder", None, node.title, name)
+        except SmartReaderError as e:
             warn(self, "Rename", str(e))
             return
-        key = node.key
+        self._names_changed(node.key)
+        self.undo_stack.push(command)
+
+    def _names_changed(self, key: str) -> None:
         self.list_model.reload_feed_titles()
         self.tree_model.reload()
         self.select_key(key)
@@ -1356,9 +1426,56 @@ class MainWindow(QMainWindow):
 
     @Slot(int, object)
     def _move_feed(self, feed_id: int, folder: str | None) -> None:
-        self.store.update_feed(int(feed_id), folder=folder)
+        """Move a feed to a folder (None: the top level), as one undo step."""
+        try:
+            old = self.store.feed(int(feed_id)).folder
+        except SmartReaderError:
+            return  # unsubscribed meanwhile
+        if (old or None) == (folder or None):
+            return
+        title = self._feed_title(feed_id)
+        if not self._put_feed(feed_id, folder):
+            return
+        self.undo_stack.push(MoveFeedCommand(self, feed_id, title, old, folder))
+        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        where = f"“{folder}”" if folder else "the top level"
+        self.statusBar().showMessage(f"Moved “{title}” to {where} — {undo} undoes it", 10_000)
+
+    def _put_feed(self, feed_id: int, folder: str | None) -> bool:
+        try:
+            self.store.update_feed(int(feed_id), folder=folder)
+        except SmartReaderError as e:
+            self.statusBar().showMessage(f"Could not move the feed: {e}", 10_000)
+            return False
         self.tree_model.reload()
         self.select_feed(feed_id)
+        return True
+
+    def _fill_move_menu(self) -> None:
+        """Feed ▸ Move to: every folder but the feed's own, the top level, a new one."""
+        menu = self.move_menu
+        menu.clear()
+        node = self.tree_model.node(self.tree.currentIndex())
+        if node.kind != "feed":
+            menu.addAction("(select a feed to move)").setEnabled(False)
+            return
+        fid = int(node.id)
+        here = self.store.feed(fid).folder
+        for folder in self.store.folders():
+            act = menu.addAction(folder.name.replace("&", "&&"))
+            act.setEnabled(folder.name != here)
+            act.triggered.connect(lambda _c=False, n=folder.name: self._move_feed(fid, n))
+        if menu.actions():
+            menu.addSeparator()
+        top = menu.addAction("&Top level")
+        top.setEnabled(here is not None)
+        top.triggered.connect(lambda _c=False: self._move_feed(fid, None))
+        menu.addAction("&New folder…").triggered.connect(lambda _c=False: self._move_to_new(fid))
+
+    def _move_to_new(self, feed_id: int) -> None:
+        text, ok = QInputDialog.getText(self, "Move to a new folder", "Folder name:")
+        if ok and text.strip():
+            self._move_feed(feed_id, text.strip())
 
     # -- subscribing, OPML -------------------------------------------------------------
 
@@ -1803,6 +1920,8 @@ class MainWindow(QMainWindow):
             menu.addAction(self.act_props)
         if node.kind in ("feed", "folder"):
             menu.addAction(self.act_rename)
+            if node.kind == "feed":
+                menu.addMenu(self.move_menu)
             menu.addAction(self.act_delete)
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 

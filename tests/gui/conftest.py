@@ -14,3 +14,14 @@ def small_pages(monkeypatch):
     monkeypatch.setattr(models, "KEY_PAGE", 17)
     monkeypatch.setattr(models, "SEARCH_SLICE", 50)
     monkeypatch.setattr(models, "LOAD_SLICE_S", 0.0)  # one page per event-loop turn
+
+
+@pytest.fixture
+def env(tmp_path, qtbot):
+    """A real Store and Updater in ``tmp_path``; ``env.window()`` opens the main
+    window on them (see ``tests.gui.test_mainwindow.Env``)."""
+    from tests.gui.test_mainwindow import Env
+
+    e = Env(tmp_path, qtbot)
+    yield e
+    e.close()

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from smartreader.gui.dialogs import AddFeedDialog
-from tests.gui.test_mainwindow import Env, rss
+from tests.gui.test_mainwindow import rss
 from tests.httpserver import FeedServer, Reply
 
 pytestmark = [
@@ -18,13 +18,6 @@ pytestmark = [
 
 AS_RSS = {"Content-Type": "application/rss+xml"}
 AS_HTML = {"Content-Type": "text/html; charset=utf-8"}
-
-
-@pytest.fixture
-def env(tmp_path, qtbot):
-    e = Env(tmp_path, qtbot)
-    yield e
-    e.close()
 
 
 @pytest.fixture

@@ -88,13 +88,6 @@ def stored_feed(env, name: str, n: int, *, folder=None, title=None) -> int:
     return fid
 
 
-@pytest.fixture
-def env(tmp_path, qtbot):
-    e = Env(tmp_path, qtbot)
-    yield e
-    e.close()
-
-
 def unread_of(win: MainWindow, key: str) -> int:
     return int(win.tree_model.index_for_key(key).data(UnreadRole))
 
