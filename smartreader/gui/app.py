@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import hashlib
 import logging
 import os
 import sys
@@ -22,6 +23,7 @@ from typing import Any
 
 from PySide6.QtCore import QLockFile, QSize, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyleFactory
 
 from smartreader import __version__, resources
@@ -142,6 +144,35 @@ class StartupAborted(Exception):
     """The user chose to quit at a start-up problem (already explained to them)."""
 
 
+class AlreadyRunning(StartupAborted):
+    """smartreader already runs on this data folder and was asked to show its
+    window (it may be hidden in the tray): this one has nothing more to do."""
+
+
+def instance_name(folder: Path) -> str:
+    """The local socket a running smartreader listens on for "show yourself",
+    one per user and data folder."""
+    try:
+        key = str(folder.resolve())
+    except OSError:
+        key = str(folder)
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
+    return "smartreader-" + hashlib.sha256(f"{user}\0{key}".encode()).hexdigest()[:20]
+
+
+def ask_running_to_show(folder: Path, timeout_ms: int = 1000) -> bool:
+    """Tell the smartreader running on ``folder`` to show its window; False when
+    none answers (an older version, or one that is stuck)."""
+    sock = QLocalSocket()
+    sock.connectToServer(instance_name(folder))
+    if not sock.waitForConnected(timeout_ms):
+        return False
+    sock.write(b"show\n")
+    ok = sock.waitForBytesWritten(timeout_ms)
+    sock.disconnectFromServer()
+    return ok
+
+
 AskFn = Callable[[Any], str]  # StartupProblem -> "restore" | "fresh" | "retry" | "quit"
 BACKUP_CHECK_MS = 60 * 60 * 1000  # look hourly whether the daily backup is due
 
@@ -182,6 +213,7 @@ class AppController:
             (lambda msg: None) if ask is not None else _tell_already_running
         )
         self._lock: QLockFile | None = None
+        self._server: QLocalServer | None = None  # "show yourself" from a second start
         self._backup_timer = QTimer()
         self._backup_timer.setInterval(BACKUP_CHECK_MS)
         self._backup_timer.timeout.connect(self._backup_if_due)
@@ -223,6 +255,8 @@ class AppController:
         apply_theme(str(prefs.get("theme")))
         win = MainWindow(store, updater, prefs=prefs, data_dir=folder, demo=demo)
         win.demoRequested.connect(self.switch_to_demo)
+        # Quit from the tray closes a hidden window: that alone may not end app.exec().
+        win.quitRequested.connect(self._window_quit)
         self.window = win
         self._reader = win.reader
         win.show()
@@ -256,6 +290,9 @@ class AppController:
         lock = QLockFile(str(folder / "smartreader.lock"))
         lock.setStaleLockTime(0)  # stale = its process is gone, however recent
         if not lock.tryLock(100):
+            if ask_running_to_show(folder):
+                # its window may be hidden in the tray: starting again brings it back
+                raise AlreadyRunning(f"smartreader already runs on {folder}: shown")
             info = lock.getLockInfo()  # (pid, host, app); pid 0 when unreadable
             who = f" (process {info[0]} on {info[1]})" if info and info[0] else ""
             msg = (
@@ -266,6 +303,25 @@ class AppController:
             self._ask_already_running(msg)
             raise StartupAborted(msg)
         self._lock = lock
+        self._listen(folder)
+
+    def _listen(self, folder: Path) -> None:
+        server = QLocalServer()
+        name = instance_name(folder)
+        QLocalServer.removeServer(name)  # we hold the lock: a socket left is a crash's
+        if not server.listen(name):
+            log.warning("a second start cannot bring this window up: %s", server.errorString())
+            return
+        server.newConnection.connect(self._show_requested)
+        self._server = server
+
+    def _show_requested(self) -> None:
+        assert self._server is not None
+        while (conn := self._server.nextPendingConnection()) is not None:
+            conn.disconnected.connect(conn.deleteLater)
+            conn.close()
+            if self.window is not None:
+                self.window.show_window()
 
     def _check_database(self, path: Path) -> None:
         """Before opening: a damaged, locked or too-new file is explained, never deleted."""
@@ -302,16 +358,24 @@ class AppController:
         except (StorageError, OSError) as e:
             log.warning("automatic backup failed: %s", e)
 
+    _replacing = False  # the window closes to be replaced or released, not to quit
+
+    def _window_quit(self) -> None:
+        if not self._replacing:
+            self.app.quit()
+
     def switch_to_demo(self) -> None:
         old = self.window
         self.app.setQuitOnLastWindowClosed(False)
+        self._replacing = True
         try:
             if old is not None:
-                old.close()
+                old.quit_app()
                 old.deleteLater()
             self.release()
             self.open(None, demo=True)
         finally:
+            self._replacing = False
             self.app.setQuitOnLastWindowClosed(True)
 
     def release(self) -> None:
@@ -332,9 +396,13 @@ class AppController:
     def close(self) -> None:
         self._backup_timer.stop()
         if self.window is not None:
-            self.window.close()
+            self._replacing = True
+            self.window.quit_app()
             self.window = None
         self.release()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
         if self._lock is not None:
             self._lock.unlock()
             self._lock = None
@@ -346,6 +414,9 @@ def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -
     ctl = AppController(app)
     try:
         ctl.open(data_dir, demo=demo)
+    except AlreadyRunning:
+        ctl.close()
+        return 0
     except StartupAborted:
         ctl.close()
         return 1

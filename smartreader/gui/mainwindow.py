@@ -62,6 +62,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QDialog,
     QFileDialog,
     QHeaderView,
@@ -86,7 +87,7 @@ from PySide6.QtWidgets import (
 
 from smartreader.errors import SmartReaderError, UsageError
 from smartreader.gui.activity import ActivityPanel
-from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner
+from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner, notify
 from smartreader.gui.article_view import ArticleView
 from smartreader.gui.charts import count_of, elide, humanize_in
 from smartreader.gui.dialogs import (
@@ -507,6 +508,7 @@ class MainWindow(QMainWindow):
     """The reader. Owns the scheduler thread; ``close()`` shuts it down."""
 
     demoRequested = Signal()
+    quitRequested = Signal()  # the window closed for good (not hidden in the tray)
     import_problems: QMessageBox | None = None  # the last import's list of what it left out
 
     def __init__(
@@ -554,7 +556,7 @@ class MainWindow(QMainWindow):
         )
         self.tray.showRequested.connect(self._raise)
         self.tray.refreshRequested.connect(self.refresh_all)
-        self.tray.quitRequested.connect(self.close)
+        self.tray.quitRequested.connect(self.quit_app)
         if tray if tray is not None else bool(prefs.get("tray_icon")):
             self.tray.show()
 
@@ -718,7 +720,7 @@ class MainWindow(QMainWindow):
         self.act_import = a("&Import OPML…", self.import_opml)
         self.act_export = a("&Export OPML…", self.export_opml)
         self.act_settings = a("&Settings…", self.open_settings, "Ctrl+,")
-        self.act_quit = a("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_quit = a("&Quit", self.quit_app, QKeySequence.StandardKey.Quit)
         self.act_next = a("&Next article", lambda: self.move(1, open_=True), "J")
         self.act_prev = a("&Previous article", lambda: self.move(-1, open_=True), "K")
         self.act_scan_next = a("Move &down", lambda: self.move(1, open_=False), "N")
@@ -909,7 +911,46 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "act_add"):
             self._apply_icons()
 
+    _quitting = False
+
+    def keeps_running(self) -> bool:
+        """Whether closing the window leaves smartreader checking feeds, in the
+        tray: the point of a scheduler that fetches just after a feed posts is
+        lost when closing the window stops it. Only with an icon to come back by."""
+        return bool(self.prefs.get("close_to_tray")) and self.tray.shown
+
+    def quit_app(self) -> None:
+        """File ▸ Quit, the tray's Quit: close for good, even when closing the
+        window would only hide it."""
+        self._quitting = True
+        if not self.close():
+            self._quitting = False
+
+    def _to_tray(self) -> None:
+        try:
+            self.save_state()
+        except Exception:
+            log.exception("saving the window state failed")
+        # Hidden, this is no "last window": closing a dialog or a message box
+        # opened from the tray must not end the app (its end is quitRequested).
+        QApplication.setQuitOnLastWindowClosed(False)
+        self.hide()
+        if not self.prefs.get("tray/told_running"):
+            quit_key = self.act_quit.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            shown = notify(
+                self.tray.tray,
+                "smartreader keeps checking your feeds",
+                "Its icon brings the window back. To stop it, choose Quit in the icon's "
+                f"menu or press {quit_key} in the window.",
+            )
+            if shown:
+                self.prefs.set("tray/told_running", True)
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing and not self._quitting and self.keeps_running():
+            event.ignore()
+            self._to_tray()
+            return
         if not self._closing:
             self._closing = True
             try:
@@ -926,6 +967,7 @@ class MainWindow(QMainWindow):
                 getattr(self.sched, name).disconnect()
             self.activity._debounce.stop()
             self.tray.dispose()
+            self.quitRequested.emit()
         super().closeEvent(event)
 
     # -- selection -------------------------------------------------------------------
@@ -1773,7 +1815,13 @@ class MainWindow(QMainWindow):
         super().keyPressEvent(event)
 
     def _raise(self) -> None:
-        self.showNormal()
+        self.show_window()
+
+    def show_window(self) -> None:
+        """Bring the window up: from the tray, minimised, or behind others."""
+        if self.isMinimized() or not self.isVisible():
+            self.showNormal()
+        QApplication.setQuitOnLastWindowClosed(True)
         self.raise_()
         self.activateWindow()
 

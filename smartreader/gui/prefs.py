@@ -44,6 +44,8 @@ PREFS: dict[str, Pref] = {
         Pref("article/zoom", float, 1.0, "article text size, a factor of the normal one"),
         Pref("notifications", bool, True, "desktop notifications for new items"),
         Pref("tray_icon", bool, True, "show the tray icon"),
+        Pref("close_to_tray", bool, True, "closing the window leaves it polling in the tray"),
+        Pref("tray/told_running", bool, False, "said once that a closed window keeps polling"),
     )
 }
 

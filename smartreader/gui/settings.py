@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSpinBox,
+    QSystemTrayIcon,
     QVBoxLayout,
     QWidget,
 )
@@ -190,6 +191,7 @@ class SettingsDialog(QDialog):
         )
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
+        self._initial_close_to_tray = bool(self._prefs.get("close_to_tray", True))
         self._initial_theme = str(self._prefs.get("theme", "system"))
         self._initial_content = bool(store.get_setting(CONTENT_AWARE, False))
         self._initial_keep = keep_days_of(store)
@@ -307,6 +309,17 @@ class SettingsDialog(QDialog):
         self.notifications.setChecked(self._initial_notify)
         self.tray = QCheckBox("Show an icon with the unread count in the system tray")
         self.tray.setChecked(self._initial_tray)
+        # Closing the window would stop the scheduler: with an icon to come back
+        # by, it can go on checking feeds in the background.
+        self.close_to_tray = QCheckBox(
+            "Closing the window keeps checking feeds in the background (Quit stops it)"
+        )
+        self.close_to_tray.setChecked(self._initial_close_to_tray)
+        self._tray_exists = QSystemTrayIcon.isSystemTrayAvailable()
+        if not self._tray_exists:
+            self.close_to_tray.setToolTip("This desktop has no system tray to keep it in.")
+        self.tray.toggled.connect(self._update_close_to_tray)
+        self._update_close_to_tray()
         self.theme = QComboBox()
         for key, label in THEMES:
             self.theme.addItem(label, key)
@@ -314,6 +327,7 @@ class SettingsDialog(QDialog):
         self.theme.setCurrentIndex(max(0, i))
         form.addRow(self.notifications)
         form.addRow(self.tray)
+        form.addRow(self.close_to_tray)
         form.addRow("Theme:", self.theme)
         return box
 
@@ -527,12 +541,16 @@ class SettingsDialog(QDialog):
     def _open_folder(self) -> None:
         self._open_url(QUrl.fromLocalFile(str(self.data_dir())))
 
+    def _update_close_to_tray(self) -> None:
+        self.close_to_tray.setEnabled(self._tray_exists and self.tray.isChecked())
+
     @Slot()
     def _restore_defaults(self) -> None:
         self._set_budget_widgets(DEFAULT_BUDGET)
         self.min_interval.setValue(round(DEFAULT_MIN_INTERVAL / 60))
         self.notifications.setChecked(True)
         self.tray.setChecked(True)
+        self.close_to_tray.setChecked(True)
         self.theme.setCurrentIndex(0)
         self.content_aware.setChecked(False)
         self.keep_read.setCurrentIndex(self.keep_read.findData(DEFAULT_KEEP_READ_DAYS))
@@ -578,6 +596,7 @@ class SettingsDialog(QDialog):
                 self.store.set_setting("min_interval", min_interval)
             self._prefs.set("notifications", notify)
             self._prefs.set("tray_icon", tray)
+            self._prefs.set("close_to_tray", self.close_to_tray.isChecked())
             self._prefs.set("theme", theme)
         except Exception:
             log.exception("saving settings failed")

@@ -149,6 +149,11 @@ class TrayIcon(QObject):
         self.tray.activated.connect(self._activated)
         self.tray.messageClicked.connect(self.messageClicked)
 
+    @property
+    def shown(self) -> bool:
+        """The icon is in the tray (available and not hidden by Settings)."""
+        return self.tray is not None and self.tray.isVisible()
+
     def show(self) -> None:
         if self.tray is not None:
             self.tray.show()

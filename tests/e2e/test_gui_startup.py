@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from smartreader.gui.app import AppController, StartupAborted, create_app
+from smartreader.gui.app import AlreadyRunning, AppController, StartupAborted, create_app
 from smartreader.storage import Store, backups, db_path
 
 pytestmark = [pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -111,16 +111,39 @@ def test_locked_database_offers_retry(controller, tmp_path, qtbot):
     assert len(win.store.feeds()) == 1
 
 
-def test_second_instance_on_the_same_folder_is_refused(controller, tmp_path, qtbot):
+def test_a_second_start_on_the_same_folder_shows_the_running_window(controller, tmp_path, qtbot):
+    """The running one may be hidden in the tray: starting smartreader again (from
+    the desktop's menu) brings its window back, and the second one just ends."""
     ctl, _, _ = controller
     _make_db(tmp_path, 1)
     win = ctl.open(tmp_path)
     qtbot.addWidget(win)
+    win.hide()  # closed to the tray
     told: list[str] = []
     second = AppController(create_app(), ask=lambda p: "quit")
     second._ask_already_running = told.append
-    with pytest.raises(StartupAborted, match="already running"):
+    with pytest.raises(AlreadyRunning):
         second.open(tmp_path)
+    assert told == []  # nothing to explain: the window the user wanted is up
+    qtbot.waitUntil(win.isVisible, timeout=5000)
+    assert second.window is None and len(win.store.feeds()) == 1
+    second.close()
+    assert win.isVisible()  # the second's end did not touch the first
+
+
+def test_second_instance_on_the_same_folder_is_refused(controller, tmp_path, qtbot):
+    """One that does not answer (an older version, or stuck): refused, explained."""
+    ctl, _, _ = controller
+    _make_db(tmp_path, 1)
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    ctl._server.close()  # it does not answer
+    told: list[str] = []
+    second = AppController(create_app(), ask=lambda p: "quit")
+    second._ask_already_running = told.append
+    with pytest.raises(StartupAborted, match="already running") as caught:
+        second.open(tmp_path)
+    assert not isinstance(caught.value, AlreadyRunning)
     assert told and str(tmp_path) in told[0]
     second.close()
     ctl.close()  # releases the lock: a new instance may start

@@ -52,11 +52,11 @@ class Env:
         self.windows: list[MainWindow] = []
 
     def window(self, **kw) -> MainWindow:
+        kw.setdefault("tray", False)
         w = MainWindow(
             self.store,
             self.updater,
             prefs=Prefs.in_dir(self.tmp_path),
-            tray=False,
             open_url=lambda url: self.opened.append(url.toString()),
             **kw,
         )
