@@ -518,8 +518,18 @@ class Updater:
                             storage_error = storage_error or e
                             res = self._failed(feed, str(e), manual)
                         except Exception as e:  # a bug on one feed's data stops only it
-                            log.exception("updating feed %s failed", feed.id)
-                            res = self._failed(feed, f"internal error: {e!r}", manual, record=True)
+                            if not self._still_subscribed(feed.id):
+                                # unsubscribed while its fetch ran: nothing to record
+                                log.debug("feed %s was removed during its update", feed.id)
+                                res = UpdateResult(
+                                    feed.id, "skipped", 0, "unsubscribed", 0.0, None, manual,
+                                    self.now(),
+                                )  # fmt: skip
+                            else:
+                                log.exception("updating feed %s failed", feed.id)
+                                res = self._failed(
+                                    feed, f"internal error: {e!r}", manual, record=True
+                                )
                         results.append(res)
                         if progress is not None:
                             progress(len(results), total, res)
@@ -531,6 +541,15 @@ class Updater:
         if storage_error is not None:
             raise storage_error
         return results
+
+    def _still_subscribed(self, feed_id: int) -> bool:
+        try:
+            self.store.feed(feed_id)
+        except UsageError:
+            return False
+        except StorageError:
+            return True  # cannot tell: report the failure as it was
+        return True
 
     def _failed(
         self, feed: Feed, message: str, manual: bool, *, record: bool = False

@@ -381,9 +381,9 @@ class FeedPropertiesDialog(QDialog):
             placeholder = "kept for this session only"
         self.password.setPlaceholderText(placeholder)
         self.weight = QDoubleSpinBox()
-        self.weight.setRange(0.1, 100.0)
+        self.weight.setRange(0.01, 100.0)  # what an OPML import may set
         self.weight.setSingleStep(0.5)
-        self.weight.setDecimals(1)
+        self.weight.setDecimals(2)
         self.weight.setValue(float(feed.weight or 1.0))
         self.weight.setToolTip(
             "How much this feed matters when the daily request budget is shared: "
@@ -393,7 +393,11 @@ class FeedPropertiesDialog(QDialog):
         self.min_interval.setRange(0, 7 * 24 * 60)
         self.min_interval.setSuffix(" min")
         self.min_interval.setSpecialValueText("default")
-        self.min_interval.setValue(int((feed.min_interval or 0) // 60))
+        self.min_interval.setValue(round((feed.min_interval or 0) / 60))
+        # What the widgets showed: a value they cannot hold exactly (90 s, a
+        # priority of 0.005 from a hand-edited file) is kept unless the user
+        # changes it, so OK with no edits changes nothing.
+        self._shown = (self.weight.value(), self.min_interval.value())
         self.min_interval.setToolTip("Never check this feed more often than this")
         self.load_images = QCheckBox("Load remote images in articles")
         self.load_images.setChecked(bool(feed.load_images))
@@ -484,6 +488,12 @@ class FeedPropertiesDialog(QDialog):
         # the keyring entry is keyed by address and user name
         moved = bool(old_user) and (feed.url, old_user) != (new_url, username)
         minutes = self.min_interval.value()
+        weight = self.weight.value()
+        if weight == self._shown[0]:
+            weight = float(feed.weight or 1.0)
+        min_interval = minutes * 60.0 if minutes else None
+        if minutes == self._shown[1]:
+            min_interval = feed.min_interval
         keep = self.keep.currentData()
         keep_changed = keep != feed.keep_days
         if keep_changed:
@@ -510,8 +520,8 @@ class FeedPropertiesDialog(QDialog):
                 user_title=self.title.text().strip() or None,
                 url=new_url,
                 folder=self.folder.currentText().strip() or None,
-                weight=self.weight.value(),
-                min_interval=minutes * 60.0 if minutes else None,
+                weight=weight,
+                min_interval=min_interval,
                 load_images=self.load_images.isChecked(),
                 auth_username=username,
                 keep_days=keep,

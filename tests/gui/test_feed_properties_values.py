@@ -1,0 +1,61 @@
+"""Feed properties: OK with no edits changes nothing, even values its spin boxes
+cannot show exactly (an OPML import sets a priority of 0.05 or 1.5 minutes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from smartreader.gui.dialogs import FeedPropertiesDialog
+from smartreader.storage.store import Store
+
+pytestmark = [
+    pytest.mark.qt_log_level_fail("WARNING"),
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+]
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "db.sqlite3") as s:
+        yield s
+
+
+def dialog(qtbot, store, fid) -> FeedPropertiesDialog:
+    dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+    qtbot.addWidget(dlg)
+    return dlg
+
+
+@pytest.mark.parametrize(
+    ("weight", "min_interval"),
+    [(0.05, 90.0), (2.25, 90.5 * 60), (0.005, None), (1.0, 61.0)],
+)
+def test_ok_without_edits_keeps_every_stored_value(qtbot, store, weight, min_interval):
+    fid = store.add_feed("https://a.example/feed", title="A")
+    store.update_feed(fid, weight=weight, min_interval=min_interval)
+    dlg = dialog(qtbot, store, fid)
+    dlg.save()
+    assert dlg.result() == dlg.DialogCode.Accepted, dlg.error.text()
+    feed = store.feed(fid)
+    assert (feed.weight, feed.min_interval) == (weight, min_interval)
+
+
+def test_the_dialog_shows_a_small_priority_as_it_is(qtbot, store):
+    fid = store.add_feed("https://a.example/feed", title="A")
+    store.update_feed(fid, weight=0.05)
+    assert dialog(qtbot, store, fid).weight.text() == "0.05"
+
+
+def test_what_the_user_changes_is_written(qtbot, store):
+    fid = store.add_feed("https://a.example/feed", title="A")
+    store.update_feed(fid, weight=0.05, min_interval=90.0)
+    dlg = dialog(qtbot, store, fid)
+    dlg.weight.setValue(3.5)
+    dlg.min_interval.setValue(20)
+    dlg.save()
+    feed = store.feed(fid)
+    assert (feed.weight, feed.min_interval) == (3.5, 1200.0)
+    dlg = dialog(qtbot, store, fid)
+    dlg.min_interval.setValue(0)  # "default": the feed follows Settings again
+    dlg.save()
+    assert store.feed(fid).min_interval is None
