@@ -23,6 +23,7 @@ Signals:
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import time
@@ -341,6 +342,15 @@ class RenameCommand(AppliedCommand):
         self.win._names_changed(key)
 
 
+def _width(saved: Any, default: int) -> int:
+    """A column width from the prefs file, within reason (it is a file)."""
+    try:
+        w = int(saved)
+    except (TypeError, ValueError):
+        return default
+    return w if 24 <= w <= 2000 else default
+
+
 class ListColumns(QObject):
     """Keeps the article list's titles readable in a narrow pane: the Feed and Date
     columns give up width (down to a floor) before the titles get less than 45 % of
@@ -610,9 +620,18 @@ class MainWindow(QMainWindow):
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._tree_menu)
-        self.tree.expandAll()
+        # Folders stay as the user left them, across reloads and restarts (they
+        # all sprang open after any move, import or subscription). By name: a
+        # folder deleted and brought back by Undo has a new id.
+        try:
+            self._collapsed = {str(n) for n in json.loads(str(self.prefs.get("tree/collapsed")))}
+        except (ValueError, TypeError):
+            self._collapsed = set()
+        self.tree.collapsed.connect(lambda i: self._folder_toggled(i, collapsed=True))
+        self.tree.expanded.connect(lambda i: self._folder_toggled(i, collapsed=False))
+        self._restore_expansion()
         self.tree.selectionModel().currentChanged.connect(self._node_changed)
-        self.tree_model.modelReset.connect(self.tree.expandAll)
+        self.tree_model.modelReset.connect(self._restore_expansion)
 
         self.list = ArticleTable()
         self.list.setObjectName("articleList")
@@ -632,7 +651,11 @@ class MainWindow(QMainWindow):
         hh.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(COL_FEED, QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(COL_DATE, QHeaderView.ResizeMode.Interactive)
-        self.list_columns = ListColumns(self.list, {COL_FEED: 130, COL_DATE: 104})
+        self.list_columns = ListColumns(
+            self.list,
+            {COL_FEED: _width(self.prefs.get("list/feed_width"), 130),
+             COL_DATE: _width(self.prefs.get("list/date_width"), 104)},
+        )  # fmt: skip
         hh.setHighlightSections(False)
         # Selection, not the current index: focusing the list makes its first row
         # current without selecting it, and that must not open (and mark read) anything.
@@ -872,6 +895,9 @@ class MainWindow(QMainWindow):
         article = int(p.get("window/article") or 0)
         if article:  # the article open last time
             self._select_in_list(article, open_=True)
+        tab = int(p.get("window/tab"))
+        if 0 < tab < self.tabs.count():
+            self.tabs.setCurrentIndex(tab)
 
     def save_state(self) -> None:
         p = self.prefs
@@ -883,7 +909,32 @@ class MainWindow(QMainWindow):
         p.set("list/sort_column", int(col))
         p.set("list/sort_order", 0 if order == Qt.SortOrder.AscendingOrder else 1)
         p.set("list/unread_only", self.act_unread_only.isChecked())
+        p.set("list/feed_width", int(self.list_columns.preferred[COL_FEED]))
+        p.set("list/date_width", int(self.list_columns.preferred[COL_DATE]))
+        p.set("tree/collapsed", json.dumps(sorted(self._collapsed)))
+        p.set("window/tab", int(self.tabs.currentIndex()))
         p.sync()
+
+    def _folder_toggled(self, index: QModelIndex, *, collapsed: bool) -> None:
+        if self._restoring_expansion:
+            return
+        node = self.tree_model.node(index)
+        if node.kind == "folder":
+            (self._collapsed.add if collapsed else self._collapsed.discard)(node.title)
+
+    _restoring_expansion = False
+
+    def _restore_expansion(self) -> None:
+        model, root = self.tree_model, QModelIndex()
+        self._restoring_expansion = True
+        try:
+            for row in range(model.rowCount(root)):
+                index = model.index(row, 0, root)
+                node = model.node(index)
+                folded = node.kind == "folder" and node.title in self._collapsed
+                self.tree.setExpanded(index, not folded)
+        finally:
+            self._restoring_expansion = False
 
     def _apply_icons(self) -> None:
         """Tint the UI icons with the current palette (light or dark theme)."""
