@@ -16,7 +16,10 @@ anything):
   resized), and one not loaded takes no more room than a small sign or its
   alt text; the "Load images" bar counts those, whatever their attributes;
 * links never navigate inside the view (``setOpenLinks(False)``); clicked
-  ``http(s)``/``mailto`` links open in the system browser.
+  ``http(s)``/``mailto`` links open in the system browser, except a link into
+  the article itself: a footnote's ``#fn1`` is stored resolved, as
+  ``<item link>#fn1`` (``net.sanitize``), and scrolls the pane to the
+  article's own ``id="fn1"`` (kept as ``ID_PREFIX + "fn1"``) when it is here.
 
 Typography: title, then feed · author · date, then content, in a column of
 readable width centred in the pane, with CSS built from the current palette so
@@ -69,7 +72,7 @@ from PySide6.QtWidgets import (
 
 from smartreader.gui.safetext import tip
 from smartreader.net.fetch import is_local_host
-from smartreader.net.sanitize import tame_stored
+from smartreader.net.sanitize import ID_PREFIX, tame_stored
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
@@ -83,6 +86,11 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024
 # wider images are kept at this width (memory); still sharp on a 2x screen
 MAX_STORED_IMAGE_PX = 2 * READ_WIDTH_PX
 PLACEHOLDER_PX = 16  # an image not loaded, without alt text: a small picture sign
+# Qt rounds each column of a table squeezed into the column up to whole pixels:
+# the document comes out a pixel or two wider than the pane (about one per four
+# columns) though the table is drawn within the text column. A sideways scroll
+# bar for that little would scroll over nothing but the blank side margin.
+SIDEWAYS_SLACK_PX = 8
 MAX_ALT_CHARS = 200
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
@@ -98,6 +106,7 @@ def _css(pal: QPalette, scale: float = 1.0) -> str:
     dark = base.lightness() < 128
     code_bg = base.lighter(135).name() if dark else base.darker(106).name()
     rule = base.lighter(160).name() if dark else base.darker(118).name()
+    grid = base.lighter(230).name() if dark else base.darker(125).name()  # table cells
 
     def pt(size: float) -> str:
         return f"{size * scale:.4g}pt"
@@ -105,11 +114,19 @@ def _css(pal: QPalette, scale: float = 1.0) -> str:
     # Qt's rich text ignores a size or line height on body (the document's
     # default font sets the size, see _render) and lets a plain "h1" rule beat
     # "h1.title": the article's own text is styled inside its div only.
+    # Only a link that goes somewhere looks like one: an anchor whose href the
+    # sanitiser dropped (javascript:), or a footnote's target, reads as text.
+    # An article's tables get hairline cells in a grey of the theme and a little
+    # padding (a wide table still fits the column: Qt wraps its cells' words).
     return f"""
 body {{ color: {text}; }}
 div.content p {{ line-height: 145%; }}
 div.content li {{ line-height: 145%; }}
-a {{ color: {link}; text-decoration: none; }}
+a {{ text-decoration: none; }}
+a[href] {{ color: {link}; }}
+div.content table {{ border-collapse: collapse; margin-top: 4px; margin-bottom: 12px; }}
+div.content td {{ border: 1px solid {grid}; padding: 3px 5px; }}
+div.content th {{ border: 1px solid {grid}; padding: 3px 5px; background-color: {code_bg}; }}
 div.content h1 {{ font-size: {pt(16)}; }}
 div.content h2 {{ font-size: {pt(14)}; }}
 div.content h3 {{ font-size: {pt(12)}; }}
@@ -209,6 +226,26 @@ def _fitted(dw: float, dh: float, natural: QSize | None, room: float) -> tuple[f
         w = dw if dw > 0 else (dh / ratio if dh > 0 else nw)
     w = min(w, max(room, PLACEHOLDER_PX))
     return w, w * ratio
+
+
+def _without_fragment(url: QUrl) -> QUrl:
+    # (PySide6 takes RemoveFragment only within a combined formatting option)
+    return url.adjusted(
+        QUrl.ComponentFormattingOption.PrettyDecoded | QUrl.UrlFormattingOption.RemoveFragment
+    )
+
+
+def _has_anchor(doc: QTextDocument, name: str) -> bool:
+    """Whether some text in ``doc`` carries the anchor ``name`` (an id or a name)."""
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            if name in it.fragment().charFormat().anchorNames():
+                return True
+            it += 1
+        block = block.next()
+    return False
 
 
 def _indent(doc: QTextDocument, block: QTextBlock) -> float:
@@ -470,6 +507,7 @@ class ArticleView(QWidget):
         self.browser.imageFinished.connect(self._rerender_soon)
         self.browser.highlighted.connect(self._on_hover)
         self.browser.zoomStep.connect(self.zoom_step)
+        self.browser.document().documentLayout().documentSizeChanged.connect(self._sideways)
         self.zoom = 1.0
         self.image_bar = QFrame()
         self.image_bar.setObjectName("imageBar")
@@ -492,6 +530,7 @@ class ArticleView(QWidget):
         lay.addWidget(self.browser, 1)
         self.entry: Any = None
         self._feed_title = ""
+        self._feed_url = ""
         self._page: str | None = None
         self._rerender_pending = False
         self._fitted_width = -1  # the column width the images were last fitted to
@@ -504,6 +543,7 @@ class ArticleView(QWidget):
     ) -> None:
         self.entry = entry
         self._feed_title = feed_title
+        self._feed_url = feed_url
         self._page = None
         self.browser.clear_images()
         self.browser.allow_remote_images = load_images
@@ -652,6 +692,20 @@ class ArticleView(QWidget):
             fmt.setBottomMargin(28)
             root.setFrameFormat(fmt)
 
+    @Slot()
+    def _sideways(self) -> None:
+        """A sideways scroll bar only for content that does not fit (see
+        ``SIDEWAYS_SLACK_PX``)."""
+        b = self.browser
+        excess = b.document().size().width() - b.viewport().width()
+        policy = (
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded
+            if excess > SIDEWAYS_SLACK_PX
+            else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
+        if b.horizontalScrollBarPolicy() != policy:
+            b.setHorizontalScrollBarPolicy(policy)
+
     def _pane_width(self) -> int:
         """The viewport's width as if the vertical scroll bar were shown: the
         column then stays put when the bar comes or goes (a fitted image's own
@@ -706,8 +760,33 @@ class ArticleView(QWidget):
         if scheme == "action":
             self.actionRequested.emit(url.path())
         elif scheme in OPENABLE_SCHEMES:
-            self._open_url(url)
+            target = self._in_article(url)
+            if target is None:
+                self._open_url(url)
+            elif _has_anchor(self.browser.document(), target):
+                self.browser.scrollToAnchor(target)  # puts it at the very top edge;
+                bar = self.browser.verticalScrollBar()  # leave a line's room above
+                bar.setValue(bar.value() - round(BODY_PT * self.zoom * 2))
+            elif self.entry.link:  # no such target here: the page has it, maybe
+                self._open_url(url)
         # Anything else (file:, javascript:, relative) is ignored on purpose.
+
+    def _in_article(self, url: QUrl) -> str | None:
+        """The anchor name a link into the article shown points to, or None: the
+        link leads elsewhere (to be opened in the browser).
+
+        The sanitiser stores ``#fn1`` as ``<item link>#fn1`` (an item without a
+        link: against the feed's address, as any relative link), so this
+        article's address with a fragment is a same-document link. The address
+        itself (the title's link) opens the page, even with a fragment in it."""
+        e = self.entry
+        fragment = url.fragment(QUrl.ComponentFormattingOption.FullyDecoded)
+        if e is None or not fragment:
+            return None
+        page = QUrl(e.link or self._feed_url)
+        if page.isEmpty() or url == page or _without_fragment(url) != _without_fragment(page):
+            return None
+        return ID_PREFIX + fragment
 
     @Slot(str)
     def _on_hover(self, link: str) -> None:

@@ -21,7 +21,7 @@ import xml.sax
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import feedparser
 from feedparser.exceptions import ThingsNobodyCaresAboutButMe
@@ -308,8 +308,11 @@ def _uid(raw_id: str | None, link: str | None, title: str, content: str) -> str:
 
 def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEntry, bool]:
     title_detail = raw.get("title_detail") or {}
-    base = urljoin(feed_url, str(title_detail.get("base") or ""))
+    xml_base = str(title_detail.get("base") or "")
+    base = urljoin(feed_url, xml_base)
     title = plain_text(raw.get("title"), is_html=_is_html(title_detail))
+    link = safe_url(raw.get("link"), base)
+    page = _page(link)
 
     truncated = False
     content_html = ""
@@ -317,17 +320,18 @@ def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEnt
     if contents:
         # Prefer HTML over plain text, then the longest.
         best = max(contents, key=lambda c: (_is_html(c), len(c.get("value") or "")))
-        content_html, cut = _html_of(best, base)
+        content_html, cut = _html_of(best, feed_url, xml_base, page)
         truncated |= cut
     summary_html = ""
     summary_detail = raw.get("summary_detail")
     if raw.get("summary"):
-        summary_html, cut = _html_of(summary_detail or {"value": raw["summary"]}, base)
+        summary_html, cut = _html_of(
+            summary_detail or {"value": raw["summary"]}, feed_url, xml_base, page
+        )
         truncated |= cut
     if not content_html:
         content_html = summary_html
 
-    link = safe_url(raw.get("link"), base)
     author = plain_text(raw.get("author"))
     enclosures: list[Enclosure] = []
     for enc in raw.get("enclosures", [])[:MAX_ENCLOSURES]:
@@ -357,12 +361,28 @@ def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEnt
     )
 
 
-def _html_of(detail: Mapping[str, Any], base: str) -> tuple[str, bool]:
+def _page(link: str | None) -> str | None:
+    """The item's own address, if it is a web page's (its HTML's natural base)."""
+    return link if link and urlsplit(link).scheme.lower() in ("http", "https") else None
+
+
+def _html_of(
+    detail: Mapping[str, Any], feed_url: str, xml_base: str, page: str | None
+) -> tuple[str, bool]:
+    """An item's HTML, sanitised. Relative URLs resolve against the xml:base in
+    force for it (the element's own, else the entry's) when the feed gives one;
+    else against the item's link (``page``), as the article was written for its
+    own page and as other readers do; else against the feed's address. A
+    ``#fragment`` resolves against ``page`` in any case (see ``sanitize_html``)."""
     value = str(detail.get("value") or "")
-    base = urljoin(base, str(detail.get("base") or ""))
     if not _is_html(detail):
         return text_to_html(value), len(value) > 1_000_000
-    return sanitize_html(value, base)
+    own_base = str(detail.get("base") or "")
+    if own_base or xml_base:
+        base = urljoin(urljoin(feed_url, xml_base), own_base)
+    else:
+        base = page or feed_url
+    return sanitize_html(value, base, page=page)
 
 
 def _int(value: Any) -> int | None:
@@ -440,12 +460,16 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
             warnings.append("skipped an item that is not an object")
             continue
         title = plain_text(_str(item.get("title")))
+        link = safe_url(_str(item.get("url")) or None, url)
+        page = _page(link)
         if item.get("content_html"):
-            content, cut = sanitize_html(_str(item.get("content_html")), urljoin(url, base))
+            # no xml:base here: the item's own page is the base, as for RSS/Atom
+            content, cut = sanitize_html(
+                _str(item.get("content_html")), page or urljoin(url, base), page=page
+            )
         else:
             content, cut = text_to_html(_str(item.get("content_text"))), False
         summary = text_to_html(_str(item.get("summary")))
-        link = safe_url(_str(item.get("url")) or None, url)
         # Any field may have any JSON type: a hostile feed sends "authors": true.
         authors = _list(item.get("authors")) or [item.get("author")]
         author = ", ".join(plain_text(_str(a.get("name"))) for a in authors if isinstance(a, dict))[

@@ -5,6 +5,12 @@ Everything a feed supplies is hostile until it has been through here. We use nh3
 regex-era sanitiser, and we resolve relative URLs ourselves against the entry's
 base so that no URL survives that is not absolute http, https or mailto: a desktop
 viewer must never be tricked into ``file:``, ``javascript:`` or ``data:``.
+
+In-article anchors (footnotes): ``id`` on any element and ``name`` on ``a`` are
+kept, with ``ID_PREFIX`` put in front, so an article's names live apart from any
+of our own around it in the reading pane; a ``#fn1`` link keeps its plain
+fragment, resolved against the item's own address (``page``), and the pane
+scrolls to ``ID_PREFIX + "fn1"`` when that address is the article shown.
 """
 
 from __future__ import annotations
@@ -39,8 +45,13 @@ DROP_WITH_CONTENT = frozenset(
      "math"}
 )  # fmt: skip
 
+# Prefixed to every kept ``id`` and ``a name`` (see the module's docstring).
+# Done in our attribute filter: nh3's own ``id_prefix`` is newer than the nh3
+# we accept, and it would also leave a value that already starts with the prefix.
+ID_PREFIX = "sr-"
+
 ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
-    "*": {"title", "lang", "dir"},
+    "*": {"title", "lang", "dir", "id"},  # id: in-article link targets, prefixed
     "a": {"href", "hreflang", "name"},
     "img": {"src", "alt", "width", "height"},
     "audio": {"src", "controls", "preload"},
@@ -197,11 +208,18 @@ def safe_url(url: str | None, base: str | None = None) -> str | None:
     return resolved
 
 
-def sanitize_html(fragment: str, base: str | None = None) -> tuple[str, bool]:
+def sanitize_html(
+    fragment: str, base: str | None = None, *, page: str | None = None
+) -> tuple[str, bool]:
     """Return (safe HTML, truncated?). URLs are resolved against ``base``.
 
-    Allowlisted tags and attributes only; ``style`` attributes and elements are
-    gone (no ``url()``), links get ``rel="noopener noreferrer nofollow"``.
+    A fragment-only reference (``#fn1``) points into this same document (RFC 3986
+    §4.4), so it is resolved against ``page``, the address of the article the
+    HTML belongs to (the item's link), whatever ``base`` is; without a ``page``,
+    against ``base`` like any other. Element ids and anchor names are kept with
+    ``ID_PREFIX`` in front. Allowlisted tags and attributes only; ``style``
+    attributes and elements are gone (no ``url()``), links get
+    ``rel="noopener noreferrer nofollow"``.
     """
     if not fragment:
         return "", False
@@ -213,8 +231,11 @@ def sanitize_html(fragment: str, base: str | None = None) -> tuple[str, bool]:
         return _flattened(fragment), True
 
     def attribute_filter(tag: str, attr: str, value: str) -> str | None:
-        if attr in URL_ATTRIBUTES:
-            return safe_url(value, base)  # html5ever already decoded entities
+        if attr in URL_ATTRIBUTES:  # html5ever already decoded entities
+            same_document = page is not None and value.strip().startswith("#")
+            return safe_url(value, page if same_document else base)
+        if attr == "id" or (attr == "name" and tag == "a"):
+            return ID_PREFIX + value if value.strip() else None
         return value
 
     cleaned = nh3.clean(
