@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from smartreader.cli import main
 from smartreader.storage.store import Store
 from tests.httpserver import Reply
@@ -34,11 +32,6 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-@pytest.fixture
-def data(tmp_path):
-    return str(tmp_path / "data")
 
 
 def test_subscribe_fetch_list_search(feed_server, data, capsys):
