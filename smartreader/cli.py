@@ -244,7 +244,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {args.file}: {e.strerror}") from e
     with _open_store(args) as store:
         report = import_opml(store, data)
-        for problem in report.problems[: len(report.problems) - len(report.notes)]:
+        for problem in report.problems:
             print(f"skipped: {problem}", file=sys.stderr)
         for note in report.notes:
             print(f"note: {note}", file=sys.stderr)
@@ -276,40 +276,13 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from smartreader.subscriptions import export_opml
+    from smartreader.subscriptions import save_opml
+    from smartreader.text import count_of
 
     with _open_store(args) as store:
-        data, n = export_opml(store)
-    _write_atomically(args.file, data)
-    print(f"exported {n:,} feed{'' if n == 1 else 's'} to {args.file}")
+        n = save_opml(store, args.file)
+    print(f"exported {count_of(n, 'feed')} to {args.file}")
     return 0
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all: into ``<name>.partial`` beside it, then
-    renamed over it. Raises UsageError saying why it cannot be written, and leaves
-    no ``.partial`` behind (nor a file beside a folder named as the target)."""
-    if path.is_dir():
-        raise UsageError(f"cannot write {path}: it is a folder")
-    tmp = path.with_name(path.name + ".partial")
-    try:
-        f = open(tmp, "wb")  # noqa: SIM115 (closed below, before the rename)
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
-    try:
-        with f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        tmp.replace(path)
-    except BaseException as e:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            print(f"smartreader: could not delete {tmp}", file=sys.stderr)
-        if isinstance(e, OSError):
-            raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
-        raise
 
 
 def cmd_update(args: argparse.Namespace) -> int:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +24,7 @@ from smartreader.errors import CredentialsError, UsageError
 from smartreader.net import credentials, favicon
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
 from smartreader.storage.store import Feed, FeedSnapshot, Store
+from smartreader.text import count_of
 
 TITLE = "smartreader subscriptions"
 
@@ -61,31 +64,28 @@ def feed_address(text: str) -> str:
 class ImportReport:
     added: list[int] = field(default_factory=list)
     already: int = 0  # subscribed before: left as they are
-    # What was left out or ignored, and why; then the ``notes`` (the GUI shows this list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # left out or ignored, and why
     # Read otherwise than as written, nothing lost (a guessed encoding, a bare "&",
-    # feeds nested under a feed put in a folder): also at the end of ``problems``
+    # feeds nested under a feed put in a folder)
     notes: list[str] = field(default_factory=list)
     empty_folders: list[str] = field(default_factory=list)  # made by this import
 
     def summary(self) -> str:
         """``"imported 3 feeds, 1 already subscribed, 1 empty folder, 2 problems, 1 note"``."""
-        text = f"imported {_count(len(self.added), 'feed')}"
+        text = f"imported {count_of(len(self.added), 'feed')}"
         if self.already:
             text += f", {self.already:,} already subscribed"
         if self.empty_folders:
-            text += f", {_count(len(self.empty_folders), 'empty folder')}"
-        if len(self.problems) > len(self.notes):
-            text += f", {_count(len(self.problems) - len(self.notes), 'problem')}"
+            text += f", {count_of(len(self.empty_folders), 'empty folder')}"
+        if self.problems:
+            text += f", {count_of(len(self.problems), 'problem')}"
         if self.notes:
-            text += f", {_count(len(self.notes), 'note')}"
+            text += f", {count_of(len(self.notes), 'note')}"
         return text
 
-
-def _count(n: int, noun: str) -> str:
-    """'1 feed', '1,234 feeds' (as the GUI's ``count_of``, which this module, without
-    Qt, cannot import)."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    def details(self) -> list[str]:
+        """What to tell the user beyond the summary: the problems, then the notes."""
+        return [*self.problems, *self.notes]
 
 
 def _number(low: float, high: float, scale: float = 1.0) -> Callable[[str], float]:
@@ -154,6 +154,36 @@ def parse_settings(sub: OpmlSubscription) -> tuple[dict[str, Any], list[str]]:
     return changes, problems
 
 
+def save_opml(store: Store, path: Path) -> int:
+    """Export every subscription to ``path``, whole or not at all: written to
+    ``<name>.partial`` beside it, flushed to disk, then renamed over it. Returns
+    how many feeds it holds. Raises UsageError saying why it cannot be written,
+    leaving no ``.partial`` behind (nor a file beside a folder named as the target)."""
+    data, n = export_opml(store)
+    if path.is_dir():
+        raise UsageError(f"cannot write {path}: it is a folder")
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        f = open(tmp, "wb")  # noqa: SIM115 (closed below, before the rename)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+    try:
+        with f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+    except BaseException as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            log.warning("could not delete %s", tmp)
+        if isinstance(e, OSError):
+            raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+        raise
+    return n
+
+
 def export_opml(store: Store) -> tuple[bytes, int]:
     """The OPML of every subscription (and every folder, an empty one too), and
     how many feeds it holds."""
@@ -213,7 +243,6 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
             store.folder_id(name)
             report.empty_folders.append(name)
     report.notes = list(result.notes)
-    report.problems.extend(report.notes)
     return report
 
 
@@ -242,7 +271,7 @@ class Unsubscribed:
     undo: Resubscribe | None = None  # asked for and small enough to hold
 
     def summary(self) -> str:
-        text = f"unsubscribed from “{self.title}”: {_count(self.articles, 'article')} deleted"
+        text = f"unsubscribed from “{self.title}”: {count_of(self.articles, 'article')} deleted"
         if self.starred:
             text += f", {self.starred:,} of them starred"
         return text

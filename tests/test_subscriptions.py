@@ -346,8 +346,8 @@ def test_nothing_in_the_file_is_dropped_without_a_word(two):
     assert {f.name for f in old.folders()} == made
     assert report.empty_folders == ["Empty Folder"]
     assert report.notes and "News / Parent" in report.notes[0]
-    assert report.problems[-1] == report.notes[0]  # the GUI shows them with the problems
-    assert "'No URL' has no feed URL" in report.problems[0]
+    assert report.details() == [*report.problems, report.notes[0]]  # what the GUI lists
+    assert len(report.problems) == 1 and "'No URL' has no feed URL" in report.problems[0]
     assert report.summary() == "imported 2 feeds, 1 empty folder, 1 problem, 1 note"
     # The empty folders travel with an export to the next machine.
     data, n = export_opml(old)
@@ -363,7 +363,8 @@ def test_a_leniently_read_file_says_so_in_the_report(tmp_path):
         report = import_opml(store, data)
         assert [(f.title, f.url) for f in store.feeds()] == [("R&D", "https://a.example/?a=1&b=2")]
     assert report.summary() == "imported 1 feed, 1 note"
-    assert report.problems == report.notes and "2 bare '&'" in report.notes[0]
+    assert report.problems == [] and report.details() == report.notes
+    assert "2 bare '&'" in report.notes[0]
 
 
 def _sqlite_steps_to_import(path, n: int) -> int:

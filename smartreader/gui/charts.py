@@ -48,11 +48,6 @@ _MONDAY_EPOCH = 4 * 86400
 # -- formatting -----------------------------------------------------------
 
 
-def count_of(n: int, noun: str) -> str:
-    """'1 article', '1,234 articles' (the noun's plural is noun + s)."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
 def elide(text: str, limit: int) -> str:
     """At most ``limit`` characters, with an ellipsis where it was cut."""
     text = " ".join(text.split())

@@ -42,10 +42,10 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.errors import SmartReaderError
-from smartreader.gui.charts import count_of
 from smartreader.gui.safetext import ask, plain_label
 from smartreader.gui.settings import KEEP_CHOICES
 from smartreader.subscriptions import feed_address
+from smartreader.text import count_of
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,6 @@ class AddFeedDialog(QDialog):
         self.choices.clear()
         self.choices.setVisible(False)
         self.choices_label.setVisible(False)
-        self.ok.setText("Subscribe")
 
     def _update_ok(self) -> None:
         ready = bool(self.url.text().strip()) and not self.progress.isVisible()
@@ -183,9 +182,7 @@ class AddFeedDialog(QDialog):
             item.setToolTip(0, name)
             item.setToolTip(1, option.url)
             if option.subscribed:
-                item.setText(0, f"{name} ({option.kind}) — subscribed")
-                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
-                item.setCheckState(0, Qt.CheckState.Unchecked)
+                _show_subscribed(item, option)
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(0, Qt.CheckState.Checked if first else Qt.CheckState.Unchecked)
@@ -209,7 +206,6 @@ class AddFeedDialog(QDialog):
         self.choices_label.setText(text)
         self.choices_label.setVisible(True)
         self.choices.setVisible(True)
-        self.ok.setText("Subscribe")
         self.choices.setFocus()
         self.choices.setCurrentItem(self.choices.topLevelItem(0))
         self._fit_height()
@@ -235,11 +231,8 @@ class AddFeedDialog(QDialog):
             if option.url == url:
                 item = self.choices.topLevelItem(row)
                 if item is not None:
-                    name = option.title or option.url
                     self.choices.blockSignals(True)
-                    item.setCheckState(0, Qt.CheckState.Unchecked)
-                    item.setText(0, f"{name} ({option.kind}) — subscribed")
-                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                    _show_subscribed(item, option)
                     self.choices.blockSignals(False)
                 self._options[row] = dataclasses.replace(option, subscribed=True)
 
@@ -306,6 +299,13 @@ def _days_text(days: float) -> str:
     if days <= 0:
         return "always"
     return dict(FEED_KEEP_CHOICES).get(days, f"{days:g} days")
+
+
+def _show_subscribed(item: QTreeWidgetItem, option: Any) -> None:
+    """A feed already subscribed: greyed, unticked, and saying so."""
+    item.setText(0, f"{option.title or option.url} ({option.kind}) — subscribed")
+    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+    item.setCheckState(0, Qt.CheckState.Unchecked)
 
 
 def _short_address(url: str, page: str) -> str:

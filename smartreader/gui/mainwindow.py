@@ -90,7 +90,7 @@ from smartreader.errors import SmartReaderError, UsageError
 from smartreader.gui.activity import ActivityPanel
 from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner, notify
 from smartreader.gui.article_view import ArticleView
-from smartreader.gui.charts import count_of, elide, humanize_in
+from smartreader.gui.charts import elide, humanize_in
 from smartreader.gui.dialogs import (
     AddFeedDialog,
     CompactingDialog,
@@ -115,12 +115,13 @@ from smartreader.gui.worker import SchedulerStatus, SchedulerThread
 from smartreader.storage.store import COMPACT_STOPPED
 from smartreader.subscriptions import (
     Unsubscribed,
-    export_opml,
     import_opml,
     resubscribe,
+    save_opml,
     undoable,
     unsubscribe,
 )
+from smartreader.text import count_of
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +174,7 @@ class AppliedCommand(QUndoCommand):
     what it touched): QUndoStack's first redo() is skipped, later ones ``again``."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(text)
+        super().__init__(text.replace("&", "&&"))  # a title's "&" is no menu mnemonic
         self._applied = True
 
     def redo(self) -> None:
@@ -236,7 +237,7 @@ class UnsubscribeCommand(AppliedCommand):
     schedule and password). Pushed after the unsubscribe itself."""
 
     def __init__(self, win: MainWindow, feed_id: int, title: str, done: Unsubscribed) -> None:
-        super().__init__(f"Unsubscribe from “{elide(title, 40)}”".replace("&", "&&"))
+        super().__init__(f"Unsubscribe from “{elide(title, 40)}”")
         self.win, self.feed_id, self.done = win, feed_id, done
 
     def again(self) -> None:
@@ -261,7 +262,7 @@ class DeleteFolderCommand(AppliedCommand):
     at the top level (one moved elsewhere meanwhile stays where the user put it)."""
 
     def __init__(self, win: MainWindow, name: str, feed_ids: list[int]) -> None:
-        super().__init__(f"Delete folder “{elide(name, 40)}”".replace("&", "&&"))
+        super().__init__(f"Delete folder “{elide(name, 40)}”")
         self.win, self.name, self.feed_ids = win, name, feed_ids
 
     def again(self) -> None:
@@ -292,7 +293,7 @@ class MoveFeedCommand(AppliedCommand):
         self, win: MainWindow, feed_id: int, title: str, old: str | None, new: str | None
     ) -> None:
         where = f"“{elide(new, 30)}”" if new else "the top level"
-        super().__init__(f"Move “{elide(title, 40)}” to {where}".replace("&", "&&"))
+        super().__init__(f"Move “{elide(title, 40)}” to {where}")
         self.win, self.feed_id, self.old, self.new = win, feed_id, old, new
 
     def again(self) -> None:
@@ -313,7 +314,7 @@ class RenameCommand(AppliedCommand):
         self, win: MainWindow, kind: str, feed_id: int | None, old: str | None, new: str
     ) -> None:
         shown = old or (win._feed_title(feed_id) if feed_id is not None else "")
-        super().__init__(f"Rename “{elide(shown, 30)}”".replace("&", "&&"))
+        super().__init__(f"Rename “{elide(shown, 30)}”")
         self.win, self.kind, self.feed_id, self.old, self.new = win, kind, feed_id, old, new
 
     def again(self) -> None:
@@ -564,7 +565,7 @@ class MainWindow(QMainWindow):
             title_for=self._feed_title,
             notifications=bool(prefs.get("notifications")),
         )
-        self.tray.showRequested.connect(self._raise)
+        self.tray.showRequested.connect(self.show_window)
         self.tray.refreshRequested.connect(self.refresh_all)
         self.tray.quitRequested.connect(self.quit_app)
         if tray if tray is not None else bool(prefs.get("tray_icon")):
@@ -1294,7 +1295,7 @@ class MainWindow(QMainWindow):
             return
         value = not getattr(row, column)
         # On the undo stack too, so Ctrl+Z after "m" undoes the "m", not an older step.
-        title = elide(row.title, 40).replace("&", "&&")  # not a menu mnemonic
+        title = elide(row.title, 40)
         command = FlagCommand(self, f"{on_text if value else off_text} “{title}”", [eid],
                               column, value)  # fmt: skip
         command.apply(value)
@@ -1340,7 +1341,7 @@ class MainWindow(QMainWindow):
             self._read_state_changed()
         else:
             self._flags_changed(ids)
-        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        undo = self._undo_key()
         self.statusBar().showMessage(f"Marked {n} as read — {undo} undoes it", 10_000)
 
     def copy_link(self) -> None:
@@ -1459,7 +1460,7 @@ class MainWindow(QMainWindow):
         self.tree_model.reload()
         self.select_key("smart:unread")
         self._update_unread_total()
-        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        undo = self._undo_key()
         self.statusBar().showMessage(
             f"Deleted the folder “{name}”; its feeds are at the top level — {undo} undoes it",
             10_000,
@@ -1478,7 +1479,7 @@ class MainWindow(QMainWindow):
             message += f"; its password stays in the keyring ({done.password_problem})"
         message = message[0].upper() + message[1:]
         if done.undo is not None:
-            undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            undo = self._undo_key()
             message += f" — {undo} brings it back"
         self.statusBar().showMessage(message, 10_000)
         self.tree_model.reload()
@@ -1530,7 +1531,7 @@ class MainWindow(QMainWindow):
         if not self._put_feed(feed_id, folder):
             return
         self.undo_stack.push(MoveFeedCommand(self, feed_id, title, old, folder))
-        undo = self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        undo = self._undo_key()
         where = f"“{folder}”" if folder else "the top level"
         self.statusBar().showMessage(f"Moved “{title}” to {where} — {undo} undoes it", 10_000)
 
@@ -1737,12 +1738,12 @@ class MainWindow(QMainWindow):
         summary = report.summary()
         summary = summary[0].upper() + summary[1:]
         self.statusBar().showMessage(summary, 8000)
-        if report.problems:
+        if report.details():
             # Not modal: the import is done; this only says what was left out.
             box = message_box(QMessageBox.Icon.Information, "Import OPML",
-                              f"{summary}: the details say what was left out.",
-                              self)  # fmt: skip
-            box.setDetailedText("\n".join(report.problems))
+                              f"{summary}: the details say what was left out or how "
+                              "the file was read.", self)  # fmt: skip
+            box.setDetailedText("\n".join(report.details()))
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.open()
             self.import_problems = box
@@ -1755,15 +1756,11 @@ class MainWindow(QMainWindow):
             )
             if not path:
                 return None
-        data, n = export_opml(self.store)
         dest = Path(path)
-        tmp = dest.with_name(dest.name + ".partial")
         try:
-            tmp.write_bytes(data)
-            tmp.replace(dest)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            warn(self, "Export OPML", f"Could not write {dest}: {e.strerror or e}")
+            n = save_opml(self.store, dest)
+        except SmartReaderError as e:
+            warn(self, "Export OPML", f"Could not export: {e}")
             return None
         self.statusBar().showMessage(f"Exported {count_of(n, 'feed')} to {dest}", 8000)
         return dest
@@ -1865,8 +1862,9 @@ class MainWindow(QMainWindow):
             return
         super().keyPressEvent(event)
 
-    def _raise(self) -> None:
-        self.show_window()
+    def _undo_key(self) -> str:
+        """Ctrl+Z as this desktop writes it, for "… undoes it" messages."""
+        return self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
 
     def show_window(self) -> None:
         """Bring the window up: from the tray, minimised, or behind others."""

@@ -44,9 +44,10 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
-from smartreader.gui.charts import DelayBudgetChart, count_of, humanize_duration
+from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.storage.store import COMPACT_STOPPED
+from smartreader.text import count_of
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,

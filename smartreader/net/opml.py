@@ -23,6 +23,7 @@ from xml.sax.saxutils import quoteattr
 from smartreader.errors import ParseError
 from smartreader.net.credentials import redact
 from smartreader.net.sanitize import plain_text, safe_url
+from smartreader.text import count_of
 
 FOLDER_SEP = " / "
 NS = "https://github.com/smartreader/smartreader/opml"
@@ -150,7 +151,7 @@ def parse_opml(data: bytes) -> OpmlResult:
                 if depth >= MAX_DEPTH:
                     result.problems.append(
                         f"folder {label!r} nested too deeply; skipped with "
-                        f"{_count(len(outline.findall('.//outline')) + 1, 'outline')}"
+                        f"{count_of(len(outline.findall('.//outline')) + 1, 'outline')}"
                     )
                     continue
                 name = label.replace(FOLDER_SEP, " - ") or "Untitled folder"
@@ -204,10 +205,6 @@ def parse_opml(data: bytes) -> OpmlResult:
 
     walk(body, [], 0)
     return result
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _decode(data: bytes, notes: list[str]) -> str:
@@ -310,7 +307,7 @@ def _parse_xml(text: str, notes: list[str]) -> ET.Element:
                 notes.append(f"read leniently: {bare} (not written '&amp;') taken as '&'")
             if names:
                 notes.append(
-                    f"read leniently: {_count(names, 'HTML entity name')} (such as "
+                    f"read leniently: {count_of(names, 'HTML entity name')} (such as "
                     '"&eacute;", not XML) taken as the characters they name'
                 )
             return root

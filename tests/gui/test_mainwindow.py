@@ -730,6 +730,29 @@ def test_opml_export_then_import(env, qtbot, two_feeds, tmp_path, feed_server):
     assert len(env.store.feeds()) == 3
 
 
+def test_opml_export_to_a_folder_says_why_and_leaves_nothing(env, two_feeds, tmp_path,
+                                                             monkeypatch):  # fmt: skip
+    import smartreader.gui.mainwindow as mw
+
+    told: list[str] = []
+    monkeypatch.setattr(mw, "warn", lambda _parent, _title, text: told.append(text))
+    win = env.window(start_scheduler=False)
+    assert win.export_opml(str(tmp_path)) is None
+    assert told == [f"Could not export: cannot write {tmp_path}: it is a folder"]
+    assert not list(tmp_path.parent.glob("*.partial"))
+
+
+def test_opml_import_shows_how_a_sloppy_file_was_read(env, tmp_path):
+    win = env.window(start_scheduler=False)
+    path = tmp_path / "sloppy.opml"
+    path.write_bytes(b'<opml><body><outline text="R&D" xmlUrl="https://a.example/?a=1&b=2"/>'
+                     b"</body></opml>")  # fmt: skip
+    assert win.import_opml(str(path)) == 1
+    box = win.import_problems
+    assert box is not None and "how the file was read" in box.text()
+    assert "2 bare '&'" in box.detailedText()
+
+
 def test_opml_import_keeps_passwords_out_of_the_database_and_lists_problems(
     env, qtbot, feed_server, tmp_path
 ):
