@@ -314,13 +314,18 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
     print(
         f"updated {len(results)} feeds in {elapsed:.1f} s: {new} new entries, {len(failed)} failed"
     )
-    for r in failed:
+
+    def name(r: UpdateResult) -> str:
         try:
-            name = store.feed(r.feed_id).display_title
+            return store.feed(r.feed_id).display_title
         except SmartReaderError:  # deleted meanwhile, or the database unreadable
-            name = f"feed {r.feed_id}"
-        print(f"  [{r.feed_id}] {name}: {r.error}", file=sys.stderr)
+            return f"feed {r.feed_id}"
+
+    for r in failed:
+        print(f"  [{r.feed_id}] {name(r)}: {r.error}", file=sys.stderr)
     for r in results:
+        if r.warnings:  # it read, but not all of it as published
+            print(f"  [{r.feed_id}] {name(r)}: read with problems: {'; '.join(r.warnings)}")
         if r.missed_estimate > 0:
             print(
                 f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "

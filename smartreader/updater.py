@@ -117,6 +117,7 @@ class UpdateResult:
     fetched_at: float
     missed_from: float | None = None
     missed_to: float | None = None
+    warnings: tuple[str, ...] = ()  # what the parser worked around (ok fetches)
 
 
 ProgressFn = Callable[[int, int, UpdateResult], None]
@@ -723,6 +724,7 @@ class Updater:
                 if verdict is not None
                 else None,
                 missed_estimate=missed,
+                warnings=doc.warnings if doc is not None and status == "ok" else (),
                 missed_from=verdict.missed_from if missed and verdict is not None else None,
                 missed_to=verdict.missed_to if missed and verdict is not None else None,
                 redirect_url=adopt or result.permanent_redirect,
@@ -755,6 +757,7 @@ class Updater:
             result.fetched_at,
             rec.missed_from,
             rec.missed_to,
+            tuple(rec.warnings),
         )
 
     def _password_follows_move(

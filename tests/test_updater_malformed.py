@@ -4,11 +4,15 @@ Subscribing to something that reads as no feed at all is refused with the
 parser's reason and stores nothing (before: the feed was added, titled with its
 URL, and its fetch logged as "ok, 0 items"). An existing feed whose document
 turns to garbage records an error fetch exactly as an HTTP 500 does: the error
-shown, the articles kept, the back-off applied.
+shown, the articles kept, the back-off applied. A document that still reads,
+but only with the parser's help (malformed XML read leniently), keeps the
+parser's warnings with its fetch (schema v9) and ``smartreader update`` names it
+(before, the warnings were dropped and the feed looked healthy).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +21,7 @@ import pytest
 from smartreader.cli import main
 from smartreader.errors import ParseError
 from smartreader.net.parsepool import ParsePool
-from smartreader.storage.store import Store
+from smartreader.storage.store import WARNING_CHARS, WARNINGS_KEPT, FetchRecord, Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
 from tests.reliability.support import Clock, item, rss, store_and_updater
@@ -26,6 +30,9 @@ AS_RSS = {"Content-Type": "application/rss+xml"}
 TRUNCATED = b'<?xml version="1.0"?><rss><channel><title>T</title><item><title>x'
 GARBAGE = b'<?xml version="1.0"?><garbage/>'
 GOOD = rss(item("a", "A") + item("b", "B"))
+# an undefined entity: not well-formed XML, but every item still reads
+BROKEN = rss(item("a", "A") + item("b", "B") + item("c", "C &nbsp; undefined entity"))
+LENIENT = "malformed feed, read leniently: XML parse error"
 
 
 @pytest.fixture
@@ -171,3 +178,64 @@ def test_a_valid_feed_with_no_items_subscribes_and_stays_ok(
     (res,) = up.update([fid])
     assert res.status == "ok" and store.feed(fid).title == "Quiet"
     assert [r.status for r in store.fetch_log(fid)] == ["ok", "ok"]
+
+
+def test_a_leniently_read_feed_keeps_its_warning_with_the_fetch(
+    feed_server: FeedServer, app: tuple[Store, Updater], clock: Clock
+) -> None:
+    store, up = app
+    feed_server.route(
+        "/f",
+        [
+            Reply(body=GOOD, headers=AS_RSS),
+            Reply(body=BROKEN, headers=AS_RSS),
+            Reply(body=BROKEN.replace(b"&nbsp;", b"&amp;"), headers=AS_RSS),
+        ],
+    )
+    fid = up.subscribe(feed_server.url("/f"))
+    clock.t += 3600.0
+    (res,) = up.update([fid])
+    assert (res.status, res.new_entries, res.error) == ("ok", 1, None)
+    assert len(res.warnings) == 1 and res.warnings[0].startswith(LENIENT)
+    newest, first = store.fetch_log(fid)
+    assert first.warnings == () and newest.warnings == res.warnings
+    assert store.last_fetches()[fid].warnings == res.warnings
+    # a warning is not an error: the feed stays healthy, nothing backs off
+    assert store.feed(fid).error_count == 0 and store.feed(fid).last_error is None
+    # once the document is well-formed again, the newest fetch says so
+    clock.t += 3600.0
+    (res,) = up.update([fid])
+    assert res.warnings == () and store.fetch_log(fid)[0].warnings == ()
+
+
+def test_warnings_are_bounded_and_a_damaged_value_reads_as_none(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    with Store(path) as store:
+        fid = store.add_feed("http://127.0.0.1/f.xml", now=1000.0)
+        many = tuple(f"warning {k} " + "x" * 1000 for k in range(WARNINGS_KEPT + 3))
+        store.record_fetch(FetchRecord(fid, 1000.0, "ok", warnings=many))
+        (row,) = store.fetch_log(fid)
+        assert len(row.warnings) == WARNINGS_KEPT
+        assert row.warnings == tuple(w[:WARNING_CHARS] for w in many[:WARNINGS_KEPT])
+        store.record_fetch(FetchRecord(fid, 2000.0, "ok"))
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE fetch_log SET warnings = 'not json' WHERE time = 1000")
+        db.execute("UPDATE fetch_log SET warnings = '{\"a\": 1}' WHERE time = 2000")
+    db.close()
+    with Store(path) as store:
+        assert [r.warnings for r in store.fetch_log()] == [(), ()]
+        assert store.fetch_log()[0].status == "ok"  # the rest of the row is intact
+
+
+def test_smartreader_update_reports_a_feed_read_with_problems(
+    feed_server: FeedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feed_server.route("/f", [Reply(body=GOOD, headers=AS_RSS), Reply(body=BROKEN, headers=AS_RSS)])
+    data = str(tmp_path / "data")
+    assert main(["add", feed_server.url("/f"), "--data-dir", data]) == 0
+    capsys.readouterr()
+    assert main(["update", "--data-dir", data]) == 0
+    out = capsys.readouterr().out
+    assert "1 new entries, 0 failed" in out
+    assert f"[1] t: read with problems: {LENIENT}" in out

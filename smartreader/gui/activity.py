@@ -450,6 +450,9 @@ class FeedActivityView(QWidget):
             details = row.error or ""
             if not details and row.status == "ok":
                 details = f"{row.window_items} items in the feed"
+            problems = row.warnings
+            if problems:
+                details += "; read with problems: " + "; ".join(problems)
             if row.missed_estimate and row.missed_estimate > 0:
                 details = (details + "; " if details else "") + (
                     f"≈{row.missed_estimate:.0f} items missed"
@@ -468,7 +471,7 @@ class FeedActivityView(QWidget):
                     it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if row.status in ("error", "gone"):
                     it.setForeground(err)
-                elif row.status == "rate_limited" or (row.missed_estimate or 0) > 0:
+                elif row.status == "rate_limited" or (row.missed_estimate or 0) > 0 or problems:
                     it.setForeground(warn)
                 elif row.status == "not_modified" and c != 0:
                     it.setForeground(muted)
@@ -746,8 +749,11 @@ class OverviewView(QWidget):
         alerts = int(r.get("alerts") or 0)
         # Every value, for the columns a narrow pane drops.
         status_text = STATUS_TEXT.get(status, status or "—")
+        problems = r.get("warnings") or []
         if r.get("error") and status in ("error", "gone"):
             status_text += f": {r['error']}"
+        elif problems and status == "ok":
+            status_text += ", read with problems: " + "; ".join(problems)
         lines = [
             r.get("url", ""),
             f"Last fetch: {format_time(r.get('last_fetch'), seconds=False)} ({status_text})",
@@ -774,6 +780,11 @@ class OverviewView(QWidget):
             items[6].setToolTip(tip(r.get("error")))
         elif status == "rate_limited":
             items[6].setForeground(warn)
+        elif problems and status == "ok":
+            # it read, but not as published: say what the parser worked around
+            items[6].setText("ok, with problems")
+            items[6].setForeground(warn)
+            items[6].setToolTip(tip("Read with problems:\n" + "\n".join(problems)))
         if alerts:
             items[7].setForeground(warn)
         if r.get("starved"):
@@ -983,6 +994,7 @@ class ActivityPanel(QWidget):
                 if feed.status == "active"
                 else feed.status,
                 "error": last.error if last else feed.last_error,
+                "warnings": list(last.warnings) if last else [],
             }
             if ex is not None:
                 share = float(ex.share_per_day)

@@ -213,5 +213,13 @@ ALTER TABLE feeds ADD COLUMN keep_days REAL;
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+# v9: what the parser had to work around in a feed that still read (malformed
+# XML read leniently, entries cut or left out) is kept with the fetch, as a JSON
+# list of sentences, so the feed's activity page can say why items may be odd.
+_V9 = """
+ALTER TABLE fetch_log ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
 SCHEMA_VERSION = len(MIGRATIONS)

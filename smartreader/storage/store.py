@@ -129,6 +129,7 @@ class FetchLogRow:
     error: str | None
     manual: bool
     missed_estimate: float
+    warnings: tuple[str, ...] = ()  # what the parser worked around (v9)
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class FetchRecord:
     hints: ServerHints | None = None
     scheduler_state: dict[str, Any] | None = None
     missed_estimate: float = 0.0
+    warnings: Sequence[str] = ()  # the parser's (ParsedFeed.warnings)
     missed_from: float | None = None
     missed_to: float | None = None
     redirect_url: str | None = None  # permanent redirect target seen this time
@@ -210,6 +212,8 @@ SMALL_LIST = 2_000
 REDIRECT_CONFIRMATIONS = 3
 REDIRECT_MIN_AGE = 7 * DAY
 PREVIOUS_URLS_KEPT = 10
+WARNINGS_KEPT = 5  # parser warnings stored per fetch, each at most WARNING_CHARS
+WARNING_CHARS = 300
 
 
 def is_https_upgrade(old: str, new: str) -> bool:
@@ -248,6 +252,16 @@ def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
     except ValueError:
         return ()
     return tuple(u for u in urls if isinstance(u, str)) if isinstance(urls, list) else ()
+
+
+def _warnings(raw: Any) -> tuple[str, ...]:
+    """The ``warnings`` column (absent from an older database opened read-only);
+    a damaged value reads as none."""
+    try:
+        ws = json.loads(raw or "[]")
+    except (TypeError, ValueError):
+        return ()
+    return tuple(w for w in ws if isinstance(w, str)) if isinstance(ws, list) else ()
 
 
 def _keep_days(r: sqlite3.Row) -> float | None:
@@ -1008,8 +1022,8 @@ class Store:
             db.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, rec.feed_id))
             db.execute(
                 "INSERT INTO fetch_log (feed_id, time, status, http_status, bytes, new_items, "
-                "window_items, duration, error, manual, missed_estimate) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "window_items, duration, error, manual, missed_estimate, warnings) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     rec.feed_id,
                     rec.time,
@@ -1022,6 +1036,7 @@ class Store:
                     rec.error,
                     int(rec.manual),
                     rec.missed_estimate,
+                    json.dumps([str(w)[:WARNING_CHARS] for w in rec.warnings[:WARNINGS_KEPT]]),
                 ),
             )
             if rec.missed_estimate > 0:
@@ -1259,6 +1274,7 @@ class Store:
             r["error"],
             bool(r["manual"]),
             r["missed_estimate"],
+            _warnings(r["warnings"] if "warnings" in r.keys() else None),  # noqa: SIM118
         )
 
     def last_fetches(self) -> dict[int, FetchLogRow]:

@@ -78,6 +78,7 @@ def test_alerts_fetch_log_and_learned_state_survive(upgraded):
     assert alert.feed_id == feeds[1].id and alert.missed_estimate == 2.0
     statuses = [r.status for r in store.fetch_log(limit=100)]
     assert sorted(statuses) == sorted(["ok", "ok", "ok", "not_modified", "ok", "error"])
+    assert all(r.warnings == () for r in store.fetch_log(limit=100))  # v9: none recorded
     up = Updater(store)  # the scheduler state each feed had is read back
     try:
         assert up.budget() == golden.SETTINGS["budget_per_day"]
