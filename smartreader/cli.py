@@ -11,6 +11,7 @@ import argparse
 import datetime as dt
 import json
 import logging
+import math
 import os
 import sys
 import time
@@ -20,10 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 from smartreader import __version__
 from smartreader.errors import FetchError, ParseError, SmartReaderError, UsageError
+from smartreader.text import count_of, local_time_text
 
 if TYPE_CHECKING:
     from smartreader.storage.store import Store
     from smartreader.updater import UpdateResult
+
+
+def _positive_int(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
 
 
 def _data_dir_arg(p: argparse.ArgumentParser) -> None:
@@ -57,7 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("add", help="subscribe to a feed or a site URL")
-    p.add_argument("url")
+    p.add_argument(
+        "url",
+        help="the feed's or the site's address (https:// is assumed when none is given; "
+        "user:password@ in it goes to the keyring)",
+    )
     p.add_argument("--folder", help="put the feed in this folder")
     p.add_argument("--title", help="your own title for the feed")
     _data_dir_arg(p)
@@ -69,12 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("import", help="import subscriptions from an OPML file")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the OPML file another reader exported")
     p.add_argument("--no-fetch", action="store_true", help="subscribe without fetching now")
     _data_dir_arg(p)
 
     p = sub.add_parser("export", help="export subscriptions to an OPML file")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the OPML file to write (replaced whole)")
     _data_dir_arg(p)
 
     p = sub.add_parser("update", help="fetch feeds now (all by default)")
@@ -83,29 +96,39 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("feeds", help="list subscriptions")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _data_dir_arg(p)
 
     p = sub.add_parser("entries", help="list entries, newest first")
-    p.add_argument("--feed", type=int, action="append", help="only this feed (repeatable)")
-    p.add_argument("--unread", action="store_true")
-    p.add_argument("--starred", action="store_true")
-    p.add_argument("--search", metavar="Q")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--feed", type=int, action="append", metavar="FEED", help="only this feed (repeatable)"
+    )
+    p.add_argument("--unread", action="store_true", help="only unread entries")
+    p.add_argument("--starred", action="store_true", help="only starred entries")
+    p.add_argument("--search", metavar="Q", help="full-text search of titles and text")
+    p.add_argument(
+        "--limit", type=_positive_int, default=50, metavar="N", help="at most N (default 50)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _data_dir_arg(p)
 
     p = sub.add_parser("backup", help="write a consistent copy of the database")
-    p.add_argument("path", type=Path)
+    p.add_argument("path", type=Path, help="the copy to write")
     _data_dir_arg(p)
 
     p = sub.add_parser("explain", help="what the scheduler learned about a feed and plans")
-    p.add_argument("feed", type=int)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("feed", type=int, metavar="FEED", help="feed id (see `feeds`)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _data_dir_arg(p)
 
     p = sub.add_parser("budget", help="show or set the request budget (requests per day)")
-    p.add_argument("per_day", nargs="?", type=float)
+    p.add_argument(
+        "per_day",
+        nargs="?",
+        type=float,
+        metavar="N",
+        help="requests per day across all feeds (a whole number); without it, show the plan",
+    )
     _data_dir_arg(p)
 
     p = sub.add_parser(
@@ -205,7 +228,8 @@ def cmd_add(args: argparse.Namespace) -> int:
             up.close()
         feed = store.feed(fid)
         n = len(store.entry_ids(feed_ids=[fid]))
-        print(f"subscribed [{fid}] {feed.display_title} <{feed.url}>: {n} entries")
+        entries = count_of(n, "entry", "entries")
+        print(f"subscribed [{fid}] {feed.display_title} <{feed.url}>: {entries}")
         if others:
             print(f"the site links {len(others)} more: add one with `smartreader add ADDRESS`")
             for o in others:
@@ -277,7 +301,6 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from smartreader.subscriptions import save_opml
-    from smartreader.text import count_of
 
     with _open_store(args) as store:
         n = save_opml(store, args.file)
@@ -309,6 +332,8 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 
 def _report_update(store: Store, results: list[UpdateResult], elapsed: float) -> None:
+    from smartreader.net.parse import is_cap_note
+
     new = sum(r.new_entries for r in results)
     failed = [r for r in results if r.status in ("error", "gone", "rate_limited")]
     print(
@@ -324,8 +349,9 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
     for r in failed:
         print(f"  [{r.feed_id}] {name(r)}: {r.error}", file=sys.stderr)
     for r in results:
-        if r.warnings:  # it read, but not all of it as published
-            print(f"  [{r.feed_id}] {name(r)}: read with problems: {'; '.join(r.warnings)}")
+        problems = [w for w in r.warnings if not is_cap_note(w)]
+        if problems:  # it read, but not all of it as published
+            print(f"  [{r.feed_id}] {name(r)}: read with problems: {'; '.join(problems)}")
         if r.missed_estimate > 0:
             print(
                 f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "
@@ -364,6 +390,8 @@ def cmd_feeds(args: argparse.Namespace) -> int:
                 )
             )
             return 0
+        if not feeds:
+            print("no subscriptions yet: add one with `smartreader add ADDRESS`", file=sys.stderr)
         for f in feeds:
             flag = " !" if f.last_error else ""
             folder = f"{f.folder}/" if f.folder else ""
@@ -375,6 +403,8 @@ def cmd_feeds(args: argparse.Namespace) -> int:
 
 def cmd_entries(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
+        for fid in args.feed or ():
+            store.feed(fid)  # a clear error for an unknown id, as `update` gives
         ids = store.entry_ids(
             feed_ids=args.feed,
             unread=args.unread,
@@ -420,17 +450,26 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_budget(args: argparse.Namespace) -> int:
     from smartreader.updater import Updater
 
+    per_day = args.per_day
+    if per_day is not None and math.isfinite(per_day) and not per_day.is_integer():
+        # the budget counts whole requests: 1.5 would be enforced as 1
+        raise UsageError(
+            f"the request budget is a whole number of requests per day: "
+            f"{per_day:g} is not (use {math.floor(per_day):g} or {math.ceil(per_day):g})"
+        )
     with _open_store(args) as store:
         up = Updater(store)
         try:
-            if args.per_day is not None:
-                up.set_budget(args.per_day)
+            if per_day is not None:
+                up.set_budget(per_day)
             s = up.summary()
             used = up.requests_today()
         finally:
             up.close()
+    # a fractional budget stored by an older version is enforced as its floor
+    enforced = math.floor(s.budget_per_day + 1e-9)
     print(
-        f"budget {s.budget_per_day:.0f} requests/day, {used} used in the last 24 h; "
+        f"budget {count_of(enforced, 'request')}/day, {used} used in the last 24 h; "
         f"planned {s.planned_per_day:.0f}/day; "
         f"expected mean delay {_fmt_duration(s.expected_mean_delay_s)} "
         f"(a fixed interval would give {_fmt_duration(s.fixed_interval_mean_delay_s)})"
@@ -475,14 +514,22 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _utc_offset_text(offset_s: float) -> str:
+    sign = "+" if offset_s >= 0 else "−"
+    m = round(abs(offset_s) / 60)
+    return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    from smartreader.core.rhythm import describe_rhythm
+    from smartreader.core.rhythm import describe_rhythm, to_local_slots
+    from smartreader.core.scheduler import SchedulerConfig
     from smartreader.updater import Updater
 
     with _open_store(args) as store:
         feed = store.feed(args.feed)
         up = Updater(store)
         try:
+            now = up.now()
             ex = up.explain(args.feed)
         finally:
             up.close()
@@ -491,26 +538,39 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
         print(json.dumps(asdict(ex), indent=2, default=str))
         return 0
+    # Local time throughout, as in the GUI (same offset, same rhythm wording).
+    offset = float(time.localtime(now).tm_gmtoff or 0)
     print(f"[{feed.id}] {feed.display_title} <{feed.url}>")
+    print(f"  times in local time ({_utc_offset_text(offset)})")
     print(f"  rate: {ex.rate_per_day:.2f} items/day, periodicity {ex.periodicity:.2f}")
-    level, detail = describe_rhythm(ex.lambda_week, ex.periodicity)
-    print(f"  rhythm (hours in UTC): {level} — {detail}")
+    level, detail = describe_rhythm(ex.lambda_week, ex.periodicity, offset)
+    print(f"  rhythm: {level} — {detail}")
     print(f"  share of budget: {ex.share_per_day:.1f} fetches/day")
     print(f"  expected delay: {_fmt_duration(ex.expected_delay_s)}")
     if ex.capacity:
-        print(f"  window: {ex.capacity} items")
+        print(f"  window: {count_of(ex.capacity, 'item')}")
     days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     blocks = " ▁▂▃▄▅▆▇█"
-    peak = max(ex.lambda_week) or 1.0
-    print("  λ(t), items/hour by hour of day (UTC):")
+    lam = to_local_slots(ex.lambda_week, offset)
+    seen_week = to_local_slots(ex.observed_week, offset)
+    peak = max(lam) or 1.0
+    memory_weeks = SchedulerConfig().memory_s / (7 * 86400)
+    print("  λ(t) by hour of day, 00–23 (bars: items/hour, relative to the busiest hour):")
     for d, name in enumerate(days):
-        row = ex.lambda_week[d * 24 : d * 24 + 24]
+        row = lam[d * 24 : d * 24 + 24]
         bar = "".join(blocks[min(8, round(8 * v / peak))] for v in row)
-        seen = sum(ex.observed_week[d * 24 : d * 24 + 24])
-        print(f"    {name} |{bar}| {sum(row):5.1f}/day  observed {seen:.0f}")
+        seen = sum(seen_week[d * 24 : d * 24 + 24])
+        print(f"    {name} |{bar}| {sum(row):5.1f} items/day expected, {seen:4.0f} seen")
+    # the estimator's counts fade (a time constant of memory_s): no fixed span
+    print(
+        f"    (seen: items found on that weekday in recent weeks; a count fades "
+        f"out over about {memory_weeks:.0f} weeks)"
+    )
     print("  next planned fetches:")
     for t in ex.planned[:8]:
-        print(f"    {_fmt_time(t)}")
+        print(f"    {local_time_text(t, now)}")
+    if not ex.planned:
+        print("    none")
     for note in ex.notes:
         print(f"  note: {note}")
     return 0

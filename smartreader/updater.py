@@ -54,6 +54,7 @@ from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
 from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store
+from smartreader.text import local_time_text
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
 DEFAULT_MIN_INTERVAL = 15 * 60.0
@@ -844,11 +845,16 @@ class Updater:
         with self._lock:
             self.scheduler.replan(self.now())
 
-    def explain(self, feed_id: int) -> FeedExplanation:
+    def explain(
+        self, feed_id: int, *, time_text: Callable[[float, float], str] = local_time_text
+    ) -> FeedExplanation:
+        """The scheduler's view of a feed; the times in its notes are worded by
+        ``time_text(t, now)``, local by default (the Activity page and the CLI show
+        the notes as they are)."""
         with self._lock:
             if not self._scheduled(feed_id):
                 raise UsageError(f"feed {feed_id} is not scheduled (unknown, gone or paused)")
-            return self.scheduler.explain(feed_id, self.now())
+            return self.scheduler.explain(feed_id, self.now(), time_text=time_text)
 
     def summary(self) -> PlanSummary:
         with self._lock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -47,3 +48,14 @@ def store(tmp_path):
     s = Store(tmp_path / "db.sqlite3")
     yield s
     s.close()
+
+
+@pytest.fixture
+def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC−05:00 with no daylight saving (POSIX TZ "XST5": needs no
+    time zone database), so local and UTC texts differ in every test run."""
+    monkeypatch.setenv("TZ", "XST5")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

@@ -64,7 +64,7 @@ import random
 import time
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +118,11 @@ def _finite(x: Any) -> float:
 def _utc(t: float) -> str:
     """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+
+
+def _utc_text(t: float, now: float) -> str:
+    """:meth:`Scheduler.explain`'s default ``time_text``."""
+    return _utc(t)
 
 
 @dataclass(frozen=True)
@@ -1012,7 +1017,16 @@ class Scheduler:
             out.append(cur)
         return out
 
-    def explain(self, feed_id: Hashable, now: float) -> FeedExplanation:
+    def explain(
+        self,
+        feed_id: Hashable,
+        now: float,
+        *,
+        time_text: Callable[[float, float], str] | None = None,
+    ) -> FeedExplanation:
+        """What the scheduler learned and plans for one feed. ``time_text(t, now)``
+        words the times in its notes (default: UTC, as the core knows no time zone;
+        the app passes a local one)."""
         self._flush()
         if self._alloc_dirty:
             self._reallocate(now)
@@ -1021,13 +1035,7 @@ class Scheduler:
         notes = list(f.notes[-5:])
         if f.starved:
             notes.append("below minimum: budget too small")
-        if f.not_before > now:
-            notes.append(f"server asks to wait until {_utc(f.not_before)}")
-        hb = self._host_block.get(f.host, -INF)
-        if hb > now:
-            notes.append(f"host {f.host} rate-limited until {_utc(hb)}")
-        if f.err_count:
-            notes.append(f"{f.err_count} consecutive error(s): backing off")
+        notes.extend(self._wait_notes(f, now, time_text or _utc_text))
         if f.est.total_count < 5:
             notes.append("little evidence yet: using the overall rate")
         pat = self._ensure_pattern(f, now)
@@ -1043,6 +1051,38 @@ class Scheduler:
             capacity=self.capacity_of(feed_id),
             notes=tuple(notes),
         )
+
+    def _wait_notes(
+        self, f: _Feed, now: float, time_text: Callable[[float, float], str]
+    ) -> list[str]:
+        """Why the feed waits (a server's Retry-After or cache hint, a rate limit on
+        its site) and its failed checks, one line each. A 429 sets both the feed's
+        and its host's wait to the same time: that is one fact, said once, and a
+        refusal is not called an error."""
+        notes = []
+        hb = self._host_block.get(f.host, -INF)
+        # this feed's own last answer set the host's block (a 429 sets both to its
+        # Retry-After, or to the back-off without one)
+        refused_here = f.err_count > 0 and hb > now and abs(f.not_before - hb) < 1.0
+        if hb > now and not refused_here and hb > f.not_before:
+            notes.append(
+                f"The site asked to wait (it refused a request for another of its "
+                f"feeds): not checked before {time_text(hb, now)}"
+            )
+        elif f.not_before > now:
+            if f.err_count:
+                notes.append(f"The server asked to wait until {time_text(f.not_before, now)}")
+            else:  # an ok answer's cache lifetime or TTL
+                notes.append(
+                    f"The feed asked not to be checked again before {time_text(f.not_before, now)}"
+                )
+        failed = f.err_count - (1 if refused_here else 0)
+        if failed > 0:
+            notes.append(
+                f"{f.err_count} unsuccessful check{'' if f.err_count == 1 else 's'} in a "
+                "row: waiting longer after each until one succeeds"
+            )
+        return notes
 
     def summary(self, now: float) -> PlanSummary:
         self._flush()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -74,6 +75,7 @@ from smartreader.gui.charts import (
     local_utc_offset,
 )
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
+from smartreader.net.parse import is_cap_note
 
 log = logging.getLogger(__name__)
 
@@ -139,15 +141,27 @@ class _Stat(QFrame):
         self.detail.setFont(f)
         self.detail.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.detail.setWordWrap(True)
+        self.warned = False  # the detail says something is wrong
         for w in (self.caption, self.value, self.detail):
             lay.addWidget(w)
         lay.addStretch(1)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
-    def set(self, value: str, detail: str = "", tooltip: str = "") -> None:
+    def set(
+        self, value: str, detail: str = "", tooltip: str = "", *, warn: QColor | None = None
+    ) -> None:
+        """``warn``: colour the detail (it says something is wrong)."""
         self.value.setText(value)
         self.detail.setText(detail)
         self.setToolTip(tip(tooltip))
+        if warn is None:
+            self.detail.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        else:
+            pal = QPalette()  # only this role set: the rest follows the theme
+            pal.setColor(QPalette.ColorRole.WindowText, warn)
+            self.detail.setPalette(pal)
+            self.detail.setForegroundRole(QPalette.ColorRole.WindowText)
+        self.warned = warn is not None
 
 
 class StatRow(QWidget):
@@ -363,17 +377,29 @@ class FeedActivityView(QWidget):
         budget: float,
         now: float,
         unavailable: str = "",
+        history: dict[str, Any] | None = None,
     ) -> None:
+        """``history`` is ``Store.fetch_history`` (plus ``entries``, the feed's
+        article count); without it the page judges from ``log_rows`` alone."""
         self.explanation = explanation
         self.title.setText(getattr(feed, "display_title", None) or feed.url)
         sub = feed.url
         if getattr(feed, "folder", None):
             sub = f"{feed.folder}  ·  {sub}"
         self.subtitle.setText(sub)
-        self._show_plan(explanation, budget, now, unavailable)
+        hist = dict(history) if history is not None else _history_of(log_rows)
+        self._show_plan(explanation, budget, now, unavailable, feed, hist)
         self._show_log(log_rows, now)
 
-    def _show_plan(self, ex: Any | None, budget: float, now: float, unavailable: str) -> None:
+    def _show_plan(
+        self,
+        ex: Any | None,
+        budget: float,
+        now: float,
+        unavailable: str,
+        feed: Any = None,
+        hist: dict[str, Any] | None = None,
+    ) -> None:
         self.planned.clear()
         if ex is None:
             for s in (self.rate, self.periodicity, self.share, self.delay):
@@ -382,10 +408,51 @@ class FeedActivityView(QWidget):
             self.chart.empty_text = unavailable or "Not scheduled"
             self.notes.setText(f"<i>{_esc(unavailable or 'This feed is not scheduled.')}</i>")
             return
+        hist = hist or {}
+        warn = _warn_color(self.palette())
+        upcoming = sorted(t for t in ex.planned if t >= now - 60)
+        next_check = (
+            f"{format_time(upcoming[0], now, seconds=False)} ({humanize_in(upcoming[0], now)})"
+            if upcoming
+            else "none planned"
+        )
+        # Until a check has read the feed, rate and curve are the scheduler's prior
+        # (the overall rate, flat): not something this feed did.
+        evidence = (
+            bool(getattr(feed, "last_success", None))
+            or (hist.get("checks") or 0) > 0
+            or any(getattr(ex, "observed_week", ()) or ())
+        )
+        errors = int(getattr(feed, "error_count", 0) or 0)
+        failing = errors >= FAILING_AFTER
         rate = float(ex.rate_per_day)
-        self.rate.set(_per_day(rate), "items per day (estimated)")
+        quiet = _quiet_since(hist, rate, now) if evidence else None
+        notes: list[str] = []
+
+        if not evidence:
+            self.rate.set("—", "items per day: learning from the first checks")
+        elif quiet is not None:
+            since, empty = quiet
+            self.rate.set(
+                _per_day(rate),
+                f"items per day (estimated) · nothing new since {since}",
+                "The estimate remembers earlier weeks and falls slowly while checks find nothing.",
+                warn=warn,
+            )
+            notes.append(
+                f"Nothing new since {since} ({empty} check{'' if empty == 1 else 's'} "
+                "found nothing); the rate and rhythm above describe its earlier posts."
+            )
+        else:
+            self.rate.set(_per_day(rate), "items per day (estimated)")
+
         per = float(ex.periodicity)
-        level, detail = describe_rhythm(ex.lambda_week, per, local_utc_offset(now))
+        if evidence:
+            level, detail = describe_rhythm(ex.lambda_week, per, local_utc_offset(now))
+        else:
+            level, detail = "—", "not enough history"
+        if quiet is not None and level != "—":
+            detail += f" · until {quiet[0]}"
         self.periodicity.set(
             level,
             detail,
@@ -393,29 +460,67 @@ class FeedActivityView(QWidget):
             "the week is from flat, discounted while there is little history. Fetches "
             "are placed just after the busy hours.",
         )
+
         share = float(ex.share_per_day)
         pct = 100.0 * share / budget if budget > 0 else 0.0
         every = humanize_duration(86400 / share) if share > 0 else "—"
-        self.share.set(
-            f"{_per_day(share)}",
-            f"fetches/day · {pct:.1f} % of {budget:g}",
-            f"About one fetch every {every} on average, placed where posts are expected.",
-        )
-        self.delay.set(
-            humanize_duration(ex.expected_delay_s),
-            "from posting to fetch, on average",
-            "Sia & Cho's delay: the time from an item's publication to the first "
-            "fetch that sees it, averaged over the expected items.",
-        )
-        self.chart.empty_text = "No posting history yet — the curve appears after a few fetches"
+        normal_tip = f"About one fetch every {every} on average, placed where posts are expected."
+        if failing:
+            # The share is what it gets once it works again; while it fails, each
+            # retry waits longer than the last.
+            self.share.set(
+                "backing off",
+                f"next check {next_check} · {errors} failed in a row",
+                f"While its checks fail, each retry waits longer than the last. When it "
+                f"works again it gets {_per_day(share)} fetches/day "
+                f"({pct:.1f} % of {budget:g}).",
+                warn=warn,
+            )
+        elif errors:
+            self.share.set(
+                f"{_per_day(share)}",
+                f"fetches/day · {pct:.1f} % of {budget:g} · last check failed, retry {next_check}",
+                normal_tip,
+                warn=warn,
+            )
+        else:
+            self.share.set(
+                f"{_per_day(share)}", f"fetches/day · {pct:.1f} % of {budget:g}", normal_tip
+            )
+
+        if failing:
+            started = hist.get("failing_since")
+            since = f"failing since {_day_text(started, now)}" if started else "failing"
+            self.delay.set(
+                "—",
+                since,
+                f"Last error: {getattr(feed, 'last_error', None) or 'unknown'}",
+                warn=warn,
+            )
+        elif not evidence:
+            self.delay.set("—", "known after the first checks")
+        else:
+            self.delay.set(
+                humanize_duration(ex.expected_delay_s),
+                "from posting to fetch, on average",
+                "Sia & Cho's delay: the time from an item's publication to the first "
+                "fetch that sees it, averaged over the expected items.",
+            )
+
+        if evidence:
+            self.chart.empty_text = "No posting history yet — the curve appears after a few fetches"
+            lam: Sequence[float] = ex.lambda_week
+        else:
+            self.chart.empty_text = f"No posting history yet — learning; first check {next_check}"
+            lam = ()
         self.chart.set_data(
-            ex.lambda_week,
+            lam,
             getattr(ex, "observed_week", ()) or (),
             ex.planned,
             now=now,
             observed_weeks=_observed_weeks(ex),
+            plan_until=max(ex.planned) if ex.planned else None,
         )
-        upcoming = sorted(t for t in ex.planned if t >= now - 60)
         for t in upcoming[:12]:
             when = dt.datetime.fromtimestamp(t)
             it = QListWidgetItem(f"{when:%a %H:%M}  ·  {humanize_in(t, now)}")
@@ -423,10 +528,10 @@ class FeedActivityView(QWidget):
             self.planned.addItem(it)
         if not upcoming:
             self.planned.addItem("nothing planned")
-        notes = [str(n) for n in (ex.notes or ())]
+        notes += [str(n) for n in (ex.notes or ())]
         cap = getattr(ex, "capacity", None)
         if cap:
-            notes.append(f"The feed shows its {cap} most recent items.")
+            notes.append(_window_note(int(cap), hist))
         if notes:
             self.notes.setText(
                 "<ul style='margin-left:-20px'>"
@@ -449,10 +554,13 @@ class FeedActivityView(QWidget):
                 status += " · manual"
             details = row.error or ""
             if not details and row.status == "ok":
-                details = f"{row.window_items} items in the feed"
-            problems = row.warnings
+                n = row.window_items
+                details = f"{n} item{'' if n == 1 else 's'} in the feed"
+            problems = [w for w in row.warnings if not is_cap_note(w)]
             if problems:
                 details += "; read with problems: " + "; ".join(problems)
+            # our own limit on entries read is a fact, not a fault of the feed
+            details += "".join(f"; {w}" for w in row.warnings if is_cap_note(w))
             if row.missed_estimate and row.missed_estimate > 0:
                 details = (details + "; " if details else "") + (
                     f"≈{row.missed_estimate:.0f} items missed"
@@ -749,7 +857,7 @@ class OverviewView(QWidget):
         alerts = int(r.get("alerts") or 0)
         # Every value, for the columns a narrow pane drops.
         status_text = STATUS_TEXT.get(status, status or "—")
-        problems = r.get("warnings") or []
+        problems = [w for w in r.get("warnings") or [] if not is_cap_note(w)]
         if r.get("error") and status in ("error", "gone"):
             status_text += f": {r['error']}"
         elif problems and status == "ok":
@@ -914,7 +1022,13 @@ class ActivityPanel(QWidget):
             elif status and status != "active":
                 why = f"This feed is {status}; it is not fetched on a schedule."
         rows = self.store.fetch_log(feed_id, limit=50)
-        self.feed_view.show_feed(feed, ex, rows, self._budget(), now, why)
+        history: dict[str, Any] | None = None
+        try:
+            history = dict(self.store.fetch_history(feed_id))
+            history["entries"] = self.store.entry_count(feed_id)
+        except Exception:
+            log.exception("reading the fetch history failed")
+        self.feed_view.show_feed(feed, ex, rows, self._budget(), now, why, history)
 
     def _refresh_overview(self, now: float) -> None:
         feeds = self.store.feeds(with_state=False)
@@ -1035,6 +1149,71 @@ def _min_rows(view: QAbstractItemView, rows: int, row_h: int) -> None:
     header = getattr(view, "horizontalHeader", None)
     head = header().sizeHint().height() if header is not None else 0
     view.setMinimumHeight(2 * view.frameWidth() + head + rows * row_h)
+
+
+# Failed checks in a row after which the cards show the back-off instead of the
+# share: one failure is usually a blip (the first retry comes 30 min later); from
+# the second on, each retry waits twice as long and the share no longer happens.
+FAILING_AFTER = 2
+# A feed is "quiet" when no check found anything new for this long, and for
+# this many times its mean gap between posts: a weekly feed is not quiet after 3 days.
+QUIET_MIN_S = 3 * 86400.0
+QUIET_GAPS = 5.0
+QUIET_MIN_CHECKS = 3
+
+
+def _history_of(rows: Sequence[Any]) -> dict[str, Any]:
+    """``Store.fetch_history`` from the recent log rows alone (newest first)."""
+    oks = [r for r in rows if r.status in ("ok", "not_modified")]
+    new = next((r.time for r in rows if r.status == "ok" and r.new_items > 0), None)
+    failing = None
+    for r in rows:
+        if r.status in ("ok", "not_modified"):
+            break
+        if r.status == "error":
+            failing = r.time
+    return {
+        "checks": len(oks),
+        "last_new": new,
+        "empty_checks": sum(1 for r in oks if new is None or r.time > new),
+        "failing_since": failing,
+    }
+
+
+def _quiet_since(hist: dict[str, Any], rate_per_day: float, now: float) -> tuple[str, int] | None:
+    """(when the last new item came, checks since that found nothing) for a feed
+    that has been silent for long relative to its own rate, else None."""
+    empty = int(hist.get("empty_checks") or 0)
+    last_new = hist.get("last_new")
+    if last_new is None or empty < QUIET_MIN_CHECKS:
+        return None
+    gap = 86400.0 / rate_per_day if rate_per_day > 0 else math.inf
+    if now - last_new <= max(QUIET_MIN_S, QUIET_GAPS * gap):
+        return None
+    return _day_text(last_new, now), empty
+
+
+def _day_text(t: float, now: float) -> str:
+    """A local date a person says: "14:05" today, "Mon 3 Nov", "3 Nov 2023"."""
+    when = dt.datetime.fromtimestamp(t)
+    today = dt.datetime.fromtimestamp(now).date()
+    if when.date() == today:
+        return f"today {when:%H:%M}"
+    if when.year != today.year:
+        return f"{when.day} {when:%b %Y}"
+    return f"{when:%a} {when.day} {when:%b}"
+
+
+def _window_note(cap: int, hist: dict[str, Any]) -> str:
+    """How many items the feed lists: a fact once items were seen to scroll out of
+    a full window (more stored than it lists, or several checks at the same size),
+    otherwise the largest count seen so far, said as such."""
+    items = f"{cap} item{'' if cap == 1 else 's'}"
+    full = int(hist.get("window_full_checks") or 0)
+    entries = int(hist.get("entries") or 0)
+    if full >= 3 or entries > cap:
+        return f"The feed shows its {cap} most recent items."
+    return f"Up to {items} seen in the feed so far: an estimate of how many it shows."
 
 
 def _observed_weeks(ex: Any) -> float | None:

@@ -3,9 +3,12 @@ desktop notifications.
 
 A fetch that finds only unseen items in a feed's window (of ``capacity`` items)
 means some items probably scrolled out before we looked; the scheduler estimates
-how many and raises the feed's share. These widgets tell the user, once, and let
-them dismiss it. They only show ``storage.Alert`` rows; persistence of a dismissal
-is the caller's (``MissedBanner``) or done through the store (``AlertsView``).
+how many and raises the feed's share, up to its minimum interval and within the
+request budget. These widgets tell the user, say honestly which of those limits
+holds when one does (``CheckLimit``), and let them dismiss a feed's alerts
+together. They only show ``storage.Alert`` rows; dismissing marks rows, never
+deletes them, and is the caller's (``MissedBanner``) or done through the store
+(``AlertsView``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QModelIndex, QRectF, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
@@ -33,8 +38,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from smartreader.gui.charts import accent, blend, humanize_in
+from smartreader.errors import SmartReaderError
+from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
+from smartreader.text import count_of
+from smartreader.updater import DEFAULT_MIN_INTERVAL, MIN_INTERVAL_RANGE
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +61,96 @@ def describe_window(alert: Any, now: float | None = None) -> str:
     return f"between {da:%a %H:%M} and {db:%a %H:%M}"
 
 
-def alert_text(alert: Any, now: float | None = None) -> str:
+DAY = 86_400.0
+# A share within 5 % of 86400 / min_interval counts as "at the ceiling": the
+# allocation lands on it exactly, and the weekly reshaping may trim it a little.
+AT_CEILING = 0.95
+
+
+@dataclass(frozen=True)
+class CheckLimit:
+    """What keeps a feed from being checked more often, for an alert's advice.
+
+    ``kind``: "interval" — it is already checked as often as its minimum interval
+    allows; "budget" — the request budget is too small for the checks it needs
+    (the scheduler's "starved" feeds).
+    """
+
+    kind: Literal["interval", "budget"]
+    min_interval: float  # seconds, the one in force for this feed
+
+
+def check_limit(
+    share_per_day: float, min_interval: float, starved: Callable[[], bool] = lambda: False
+) -> CheckLimit | None:
+    """The limit on a feed with this share (fetches/day) and minimum interval
+    (seconds); None when nothing stops it from getting more checks. ``starved``
+    is asked only below the ceiling (``Updater.summary`` weighs every feed)."""
+    if min_interval > 0 and share_per_day >= AT_CEILING * DAY / min_interval:
+        return CheckLimit("interval", min_interval)
+    if starved():
+        return CheckLimit("budget", min_interval)
+    return None
+
+
+def feed_check_limit(store: Any, updater: Any, feed_id: int) -> CheckLimit | None:
+    """``check_limit`` for a stored feed from the scheduler's explanation; None
+    when it is not scheduled (paused, gone, deleted)."""
+    try:
+        feed = store.feed(feed_id)
+        ex = updater.explain(feed_id)
+        # the feed's own minimum interval, else the one in Settings (as the
+        # scheduler's configuration reads it)
+        mi = feed.min_interval or store.get_number(
+            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
+        )
+        return check_limit(
+            float(ex.share_per_day),
+            float(mi),
+            lambda: feed_id in set(updater.summary().feeds_starved),
+        )
+    except SmartReaderError:
+        return None
+
+
+def site_url(feed: Any) -> str | None:
+    """The feed's web site (where items that scrolled out of the feed still are),
+    when it is an http(s) address."""
+    link = getattr(feed, "site_link", None)
+    if link and urlsplit(link).scheme.lower() in ("http", "https"):
+        return str(link)
+    return None
+
+
+def advice(limit: CheckLimit | None, *, site: bool = False) -> str:
+    """The sentences that say what limits a feed's checks and what the user can do
+    about it; "" when nothing does (then the checks simply become more frequent)."""
+    if limit is None:
+        return ""
+    see = "open the site to see what scrolled away" if site else ""
+    if limit.kind == "budget":
+        text = "The request budget is too small to check it more often: raise it in Settings"
+        return text + (f", or {see}." if see else ".")
+    if limit.min_interval <= MIN_INTERVAL_RANGE[0]:
+        # nothing to lower: the shortest interval there is
+        text = "Already checked every minute, as often as smartreader allows"
+        return text + (f"; {see}." if see else ".")
+    every = humanize_duration(limit.min_interval)
+    text = (
+        f"Already checked every {every}, the most its minimum interval allows: "
+        "lower it in the feed's Properties"
+    )
+    return text + (f", or {see}." if see else ".")
+
+
+def _tail(limit: CheckLimit | None, site: bool) -> str:
+    more = advice(limit, site=site)
+    return f". {more}" if more else "; checks are now more frequent."
+
+
+def alert_text(
+    alert: Any, now: float | None = None, limit: CheckLimit | None = None, *, site: bool = False
+) -> str:
     """The banner sentence for one alert."""
     n = max(1, round(float(alert.missed_estimate)))
     items = "item" if n == 1 else "items"
@@ -63,7 +160,38 @@ def alert_text(alert: Any, now: float | None = None) -> str:
     cap = getattr(alert, "capacity", None)
     if cap:
         text += f" — this feed only shows {cap}"
-    return text + "; checks are now more frequent."
+    return text + _tail(limit, site)
+
+
+def describe_since(t: float, now: float | None = None) -> str:
+    """``"14:00 today"``, ``"Sat 14:00"`` (this week), ``"3 May"`` (before)."""
+    d = dt.datetime.fromtimestamp(t)
+    today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
+    if d.date() == today:
+        return f"{d:%H:%M} today"
+    if 0 < (today - d.date()).days < 7:
+        return f"{d:%a %H:%M}"
+    return f"{d.day} {d:%b}"
+
+
+def summary_text(
+    alerts: Sequence[Any],
+    now: float | None = None,
+    limit: CheckLimit | None = None,
+    *,
+    site: bool = False,
+) -> str:
+    """One sentence for a feed's open alerts (newest first): the single alert's
+    own sentence, or "About N items missed in K checks since …" for several."""
+    if len(alerts) == 1:
+        return alert_text(alerts[0], now, limit, site=site)
+    n = max(1, round(sum(float(a.missed_estimate) for a in alerts)))
+    since = describe_since(min(float(a.created) for a in alerts), now)
+    text = f"About {count_of(n, 'item')} missed in {len(alerts)} checks since {since}"
+    cap = getattr(alerts[0], "capacity", None)
+    if cap:
+        text += f" — this feed only shows {cap}"
+    return text + _tail(limit, site)
 
 
 class Banner(QFrame):
@@ -118,48 +246,109 @@ class Banner(QFrame):
 
 
 class MissedBanner(Banner):
-    """Shown above a feed's article list while it has an open missed-item alert.
+    """Shown above a feed's article list while it has open missed-item alerts: one
+    summary of them all, dismissed together.
 
     Signals:
-        dismissed(int): the user dismissed the alert with this id.
+        dismissed(int): the user dismissed the feed's open alerts up to this id
+            (the newest shown; one raised meanwhile stays open).
+        openSiteRequested(int): open the site of the feed with this id.
+        propertiesRequested(int): open this feed's properties (its minimum
+            interval is what limits its checks).
+        settingsRequested(): open Settings (the request budget limits them).
     """
 
     dismissed = Signal(int)
+    openSiteRequested = Signal(int)
+    propertiesRequested = Signal(int)
+    settingsRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(38, parent)
         self.setObjectName("missedBanner")
-        self._alert: Any = None
-        self.button = self.add_button(
-            "Dismiss", "Hide this notice; the feed keeps its higher check rate"
+        self._alerts: list[Any] = []
+        self._limit: CheckLimit | None = None
+        # where the advice points: Properties… or Settings…, per limit
+        self.remedy = self.add_button("Properties…")
+        self.site = self.add_button(
+            "Open site", "The feed's web site, where what scrolled out of the feed still is"
         )
+        self.button = self.add_button("Dismiss", "Hide this notice; the alerts stay on record")
+        self.remedy.clicked.connect(self._remedy)
+        self.site.clicked.connect(self._open_site)
         self.button.clicked.connect(self._dismiss)
 
     def alert(self) -> Any:
-        return self._alert
+        """The newest alert shown, or None."""
+        return self._alerts[0] if self._alerts else None
 
-    def set_alert(self, alert: Any | None, *, now: float | None = None) -> None:
-        """Show ``alert`` (a ``storage.Alert``), or hide the banner for None."""
-        self._alert = alert
-        if alert is None:
+    def alerts(self) -> list[Any]:
+        return list(self._alerts)
+
+    def set_alert(self, alert: Any | None, **kw: Any) -> None:
+        """Show one ``alert`` (a ``storage.Alert``), or hide the banner for None."""
+        self.set_alerts([alert] if alert is not None else [], **kw)
+
+    def set_alerts(
+        self,
+        alerts: Sequence[Any],
+        *,
+        limit: CheckLimit | None = None,
+        site: bool = False,
+        now: float | None = None,
+    ) -> None:
+        """Show a summary of one feed's open ``alerts`` (newest first), or hide the
+        banner when there are none. ``limit``: what stops more checks (see
+        ``check_limit``); ``site``: the feed has a site to offer."""
+        self._alerts = sorted(alerts, key=lambda a: (a.created, a.id), reverse=True)
+        self._limit = limit
+        if not self._alerts:
             self.label.clear()
+            self.setToolTip("")
             self.setVisible(False)
             return
-        self.label.setText(alert_text(alert, now))
-        created = getattr(alert, "created", None)
-        self.setToolTip(
-            f"Detected at the check of {dt.datetime.fromtimestamp(created):%a %d %b %H:%M}"
-            if created
-            else ""
+        self.label.setText(summary_text(self._alerts, now, limit, site=site))
+        self.site.setVisible(site)
+        budget = limit is not None and limit.kind == "budget"
+        self.remedy.setText("Settings…" if budget else "Properties…")
+        self.remedy.setToolTip(
+            "Raise the request budget"
+            if budget
+            else "Lower this feed's minimum interval to check it more often"
         )
+        # nothing to lower below a minute
+        self.remedy.setVisible(
+            limit is not None and (budget or limit.min_interval > MIN_INTERVAL_RANGE[0])
+        )
+        created = getattr(self._alerts[0], "created", None)
+        tip = ""
+        if created:
+            when = f"{dt.datetime.fromtimestamp(created):%a %d %b %H:%M}"
+            latest = "Latest detected" if len(self._alerts) > 1 else "Detected"
+            tip = f"{latest} at the check of {when}"
+        self.setToolTip(tip)
         self.setVisible(True)
 
     @Slot()
+    def _remedy(self) -> None:
+        if not self._alerts or self._limit is None:
+            return
+        if self._limit.kind == "budget":
+            self.settingsRequested.emit()
+        else:
+            self.propertiesRequested.emit(int(self._alerts[0].feed_id))
+
+    @Slot()
+    def _open_site(self) -> None:
+        if self._alerts:
+            self.openSiteRequested.emit(int(self._alerts[0].feed_id))
+
+    @Slot()
     def _dismiss(self) -> None:
-        alert = self._alert
-        self.set_alert(None)
-        if alert is not None:
-            self.dismissed.emit(int(alert.id))
+        newest = max((int(a.id) for a in self._alerts), default=None)
+        self.set_alerts([])
+        if newest is not None:
+            self.dismissed.emit(newest)
 
 
 def feed_problem(feed: Any, now: float | None = None) -> str | None:
@@ -222,14 +411,18 @@ class FeedErrorBanner(Banner):
 
 
 class AlertsView(QWidget):
-    """Open missed-item alerts of all feeds, newest first.
+    """Open missed-item alerts of all feeds, newest first, one row per alert; the
+    selected feed's alerts are summed up below the list and can be dismissed
+    together.
 
     Signals:
         feedActivated(int): a row was double-clicked (or "Show feed" pressed).
+        openSiteRequested(int): "Open site" pressed for the feed with this id.
         alertsDismissed(list): ids just dismissed (already written to the store).
     """
 
     feedActivated = Signal(int)
+    openSiteRequested = Signal(int)
     alertsDismissed = Signal(list)
 
     COLUMNS = ("Feed", "Detected", "Missed", "Window")
@@ -240,11 +433,14 @@ class AlertsView(QWidget):
         parent: QWidget | None = None,
         *,
         now: Callable[[], float] = time.time,
+        limit_for: Callable[[int], CheckLimit | None] = lambda _fid: None,
     ) -> None:
         super().__init__(parent)
         self.store = store
         self._now = now
+        self._limit_for = limit_for
         self._alerts: list[Any] = []
+        self._feeds: dict[int, Any] = {}
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 10, 12, 10)
         title = QLabel("Missed-item alerts")
@@ -256,7 +452,8 @@ class AlertsView(QWidget):
         self.hint = QLabel(
             "A feed only lists its latest items. When everything in it was new at a "
             "check, some items probably scrolled out unseen; smartreader estimates how "
-            "many and checks that feed more often."
+            "many and checks that feed more often, as far as its minimum interval and "
+            "the request budget allow."
         )
         self.hint.setWordWrap(True)
         self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -286,14 +483,41 @@ class AlertsView(QWidget):
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         lay.addWidget(self.empty)
 
-        buttons = QHBoxLayout()
+        # The selected feed (rows of one feed): its alerts in one sentence, with
+        # what limits its checks, and its own actions. A row of its own: all the
+        # buttons in one would widen the window's minimum by 200 px.
+        self.feed_box = QWidget()
+        fb = QVBoxLayout(self.feed_box)
+        fb.setContentsMargins(0, 4, 0, 0)
+        self.detail = plain_label()
+        self.detail.setObjectName("alertDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        fb.addWidget(self.detail)
+        feed_buttons = QHBoxLayout()
         self.show_feed = QPushButton("Show feed")
-        self.dismiss = QPushButton("Dismiss")
-        self.dismiss_all = QPushButton("Dismiss all")
         self.show_feed.clicked.connect(self._show_selected)
+        self.open_site = QPushButton("Open site")
+        self.open_site.setToolTip("The feed's web site, where what scrolled out of the feed is")
+        self.dismiss_feed = QPushButton("Dismiss feed's alerts")
+        self.dismiss_feed.setToolTip("Dismiss every open alert of this feed")
+        self.open_site.clicked.connect(self._open_site)
+        self.dismiss_feed.clicked.connect(self._dismiss_feeds)
+        feed_buttons.addWidget(self.show_feed)
+        feed_buttons.addWidget(self.open_site)
+        feed_buttons.addWidget(self.dismiss_feed)
+        feed_buttons.addStretch(1)
+        fb.addLayout(feed_buttons)
+        self.feed_box.setVisible(False)
+        lay.addWidget(self.feed_box)
+
+        buttons = QHBoxLayout()
+        self.dismiss = QPushButton("Dismiss")
+        self.dismiss.setToolTip("Dismiss the selected alerts")
+        self.dismiss_all = QPushButton("Dismiss all")
+        self.dismiss_all.setToolTip("Dismiss the alerts of every feed")
         self.dismiss.clicked.connect(self._dismiss_selected)
         self.dismiss_all.clicked.connect(self._dismiss_all)
-        buttons.addWidget(self.show_feed)
         buttons.addStretch(1)
         buttons.addWidget(self.dismiss)
         buttons.addWidget(self.dismiss_all)
@@ -307,10 +531,10 @@ class AlertsView(QWidget):
     def refresh(self) -> None:
         try:
             self._alerts = list(self.store.alerts())
-            names = {f.id: f.display_title for f in self.store.feeds()}
+            self._feeds = {f.id: f for f in self.store.feeds()}
         except Exception:
             log.exception("loading alerts failed")
-            self._alerts, names = [], {}
+            self._alerts, self._feeds = [], {}
         now = self._now()
         t = self.table
         t.setRowCount(len(self._alerts))
@@ -319,7 +543,7 @@ class AlertsView(QWidget):
             n = max(1, round(float(a.missed_estimate)))
             cap = f" (shows {a.capacity})" if a.capacity else ""
             cells = [
-                names.get(a.feed_id, f"Feed #{a.feed_id}"),
+                self._name(a.feed_id),
                 _when(a.created, now),
                 f"≈ {n} item{'s' if n != 1 else ''}{cap}",
                 describe_window(a, now) or "—",
@@ -337,14 +561,37 @@ class AlertsView(QWidget):
         self.dismiss_all.setEnabled(has)
         self._update_buttons()
 
+    def _name(self, feed_id: int) -> str:
+        feed = self._feeds.get(feed_id)
+        return feed.display_title if feed is not None else f"Feed #{feed_id}"
+
     def _selected_rows(self) -> list[int]:
         return sorted({i.row() for i in self.table.selectionModel().selectedRows()})
 
+    def _selected_feeds(self) -> list[int]:
+        return sorted({int(self._alerts[r].feed_id) for r in self._selected_rows()})
+
+    def feed_summary(self, feed_id: int) -> str:
+        """The sentence for all of a feed's open alerts, with what limits its checks."""
+        mine = [a for a in self._alerts if a.feed_id == feed_id]
+        if not mine:
+            return ""
+        site = site_url(self._feeds.get(feed_id)) is not None
+        limit = self._limit_for(feed_id)
+        return f"{self._name(feed_id)}: " + summary_text(mine, self._now(), limit, site=site)
+
     @Slot()
     def _update_buttons(self) -> None:
-        sel = bool(self._selected_rows())
-        self.dismiss.setEnabled(sel)
-        self.show_feed.setEnabled(len(self._selected_rows()) == 1)
+        rows = self._selected_rows()
+        feeds = self._selected_feeds()
+        one = feeds[0] if len(feeds) == 1 else None
+        self.dismiss.setEnabled(bool(rows))
+        self.show_feed.setEnabled(one is not None)
+        self.dismiss_feed.setEnabled(one is not None)
+        self.open_site.setVisible(one is not None and site_url(self._feeds.get(one)) is not None)
+        text = self.feed_summary(one) if one is not None else ""
+        self.detail.setText(text)
+        self.feed_box.setVisible(bool(text))
 
     @Slot(QModelIndex)
     def _activated(self, index: QModelIndex) -> None:
@@ -353,13 +600,27 @@ class AlertsView(QWidget):
 
     @Slot()
     def _show_selected(self) -> None:
-        rows = self._selected_rows()
-        if len(rows) == 1:
-            self.feedActivated.emit(int(self._alerts[rows[0]].feed_id))
+        feeds = self._selected_feeds()
+        if len(feeds) == 1:
+            self.feedActivated.emit(feeds[0])
+
+    @Slot()
+    def _open_site(self) -> None:
+        feeds = self._selected_feeds()
+        if len(feeds) == 1:
+            self.openSiteRequested.emit(feeds[0])
 
     @Slot()
     def _dismiss_selected(self) -> None:
         self.dismiss_ids([int(self._alerts[r].id) for r in self._selected_rows()])
+
+    @Slot()
+    def _dismiss_feeds(self) -> None:
+        # the rows listed, not "every open one" in SQL: one raised since the last
+        # refresh has not been seen yet and stays open
+        feeds = self._selected_feeds()
+        if len(feeds) == 1:
+            self.dismiss_ids([int(a.id) for a in self._alerts if a.feed_id == feeds[0]])
 
     @Slot()
     def _dismiss_all(self) -> None:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from smartreader.core.rhythm import HOURS_PER_WEEK, to_local_slots
 from smartreader.gui._compat import guard_pyside_refcounts
+from smartreader.text import duration_text
 
 guard_pyside_refcounts()  # re-exported for callers that imported it from here
 
@@ -58,17 +59,7 @@ def humanize_duration(seconds: float | None) -> str:
     """``"45 s"``, ``"12 min"``, ``"2 h 10 min"``, ``"3 d 4 h"``."""
     if seconds is None or not math.isfinite(seconds):
         return "—"
-    s = max(0.0, float(seconds))
-    if s < 60:
-        return f"{s:.0f} s"
-    m = round(s / 60)
-    if m < 60:
-        return f"{m} min"
-    h, m = divmod(m, 60)
-    if h < 24:
-        return f"{h} h {m} min" if m else f"{h} h"
-    d, h = divmod(h, 24)
-    return f"{d} d {h} h" if h else f"{d} d"
+    return duration_text(float(seconds))
 
 
 def humanize_in(when: float, now: float) -> str:
@@ -208,6 +199,7 @@ class WeekRateChart(_Chart):
         self._obs: list[float] = []
         self._obs_scale = 1.0
         self._planned: list[float] = []
+        self._plan_until: float | None = None
         self._now: float | None = None
         self._offset = local_utc_offset()
         self._plot = QRectF()
@@ -226,8 +218,13 @@ class WeekRateChart(_Chart):
         now: float | None = None,
         utc_offset_s: float | None = None,
         observed_weeks: float | None = None,
+        plan_until: float | None = None,
     ) -> None:
         """Show a feed's week.
+
+        ``plan_until``: the end of the plan ``planned`` covers (the scheduler
+        explains the next days only); the rest of the week is marked as not shown,
+        so no marks there does not read as no fetches there.
 
         ``observed_week`` counts are divided by ``observed_weeks`` (how many weeks
         they were collected over) so bars and curve share the items/hour axis;
@@ -246,10 +243,12 @@ class WeekRateChart(_Chart):
                 self._obs_scale = total_lam / total_obs if total_lam > 0 else 1.0
         self._now = now if now is not None else time.time()
         self._planned = [float(t) for t in planned]
+        self._plan_until = plan_until
         self.update()
 
     def clear(self) -> None:
         self._lam, self._obs, self._planned = [], [], []
+        self._plan_until = None
         self.update()
 
     # What is drawn, for tests and tooltips.
@@ -269,6 +268,25 @@ class WeekRateChart(_Chart):
             for t in self._planned
             if now - 60 <= t < now + 7 * 86400
         ]
+
+    def unplanned_span(self) -> tuple[float, float] | None:
+        """(local hour-of-week where the shown plan ends, hours to the end of the
+        coming week), or None when the plan covers the week."""
+        if self._plan_until is None or self._now is None:
+            return None
+        left = self._now + 7 * 86400 - max(self._plan_until, self._now)
+        if left < 3600:
+            return None
+        return week_position_h(max(self._plan_until, self._now), self._offset), left / 3600
+
+    def plan_label(self) -> str | None:
+        """What the shading past the plan says, or None when there is none."""
+        if self.unplanned_span() is None or self._plan_until is None or self._now is None:
+            return None
+        shown = max(0.0, self._plan_until - self._now)
+        if shown < 3600:
+            return "plan shown for the next hour"
+        return f"plan shown for the next {humanize_duration(round(shown / 3600) * 3600)}"
 
     @property
     def utc_offset_s(self) -> float:
@@ -299,7 +317,10 @@ class WeekRateChart(_Chart):
         right = self.width() - 12
         legend = self._legend_rows(fm, bool(bars), right - left)
         top = 10 + line_h * len(legend) + 8
-        bottom = self.height() - (line_h * 2 + 12)
+        # Hour labels (06 12 18) get their own row when a day is wide enough.
+        hour_w = fm.horizontalAdvance("00") + 6
+        hour_labels = (right - left) / 7 >= 4 * hour_w + fm.horizontalAdvance("Mon")
+        bottom = self.height() - (line_h * (3 if hour_labels else 2) + 12)
         plot = QRectF(QPointF(left, top), QPointF(right, bottom))
         self._plot = plot
         if plot.width() < 50 or plot.height() < 30:
@@ -332,6 +353,27 @@ class WeekRateChart(_Chart):
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 _fmt_tick(t),
             )
+
+        # Past the shown plan: shaded, so the missing marks there are not read as
+        # "no fetches planned".
+        span = self.unplanned_span()
+        if span is not None:
+            start, hours = span
+            shade = QColor(c["text"])
+            shade.setAlphaF(0.05)
+            end = start + hours
+            for a, b in ((start, min(end, HOURS_PER_WEEK)), (0.0, end - HOURS_PER_WEEK)):
+                if b > a:
+                    p.fillRect(QRectF(x_of(a), plot.top(), x_of(b) - x_of(a), plot.height()), shade)
+            label = self.plan_label() or ""
+            room = plot.width() * min(hours, HOURS_PER_WEEK - start) / HOURS_PER_WEEK
+            lx = x_of(start) + 4
+            if room < fm.horizontalAdvance(label) + 8 and hours > HOURS_PER_WEEK - start:
+                lx = plot.left() + 4  # no room before the week's end: after the wrap
+                room = plot.width() * (end - HOURS_PER_WEEK) / HOURS_PER_WEEK
+            if room >= fm.horizontalAdvance(label) + 8:
+                p.setPen(c["muted"])
+                p.drawText(QPointF(lx, plot.top() + fm.ascent() + 2), label)
 
         # Observed bars.
         if bars:
@@ -382,22 +424,41 @@ class WeekRateChart(_Chart):
             p.drawPolygon(tri)
         p.setBrush(Qt.BrushStyle.NoBrush)
 
+        # Hour ticks (06, 12, 18) under the axis, labelled when there is room.
+        p.setPen(QPen(c["axis"], 1))
+        for d in range(7):
+            for hh in (6, 12, 18):
+                x = x_of(d * 24 + hh)
+                p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 3))
+        row = plot.bottom() + 9
+        if hour_labels:
+            p.setPen(c["muted"])
+            for d in range(7):
+                for hh in (6, 12, 18):
+                    x = x_of(d * 24 + hh)
+                    p.drawText(
+                        QRectF(x - hour_w / 2, row, hour_w, line_h),
+                        Qt.AlignmentFlag.AlignCenter,
+                        f"{hh:02d}",
+                    )
+            row += line_h
+
         # Day labels (centred under each day) and a time-zone note.
         p.setPen(c["text"])
         for d, name in enumerate(DAY_NAMES):
             p.drawText(
-                QRectF(x_of(d * 24), plot.bottom() + 9, x_of(24) - x_of(0), line_h),
+                QRectF(x_of(d * 24), row, x_of(24) - x_of(0), line_h),
                 Qt.AlignmentFlag.AlignCenter,
                 name,
             )
         p.setPen(c["muted"])
         p.drawText(
-            QRectF(plot.left(), plot.bottom() + 9 + line_h, plot.width(), line_h),
+            QRectF(plot.left(), row + line_h, plot.width(), line_h),
             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
             f"local time ({format_utc_offset(self._offset)})",
         )
         p.drawText(
-            QRectF(plot.left(), plot.bottom() + 9 + line_h, plot.width(), line_h),
+            QRectF(plot.left(), row + line_h, plot.width(), line_h),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
             "items / hour",
         )
@@ -484,6 +545,9 @@ class WeekRateChart(_Chart):
         bars = self.bar_values()
         if bars:
             text += f"\nobserved ≈ {bars[h]:.2f} /h"
+        span = self.unplanned_span()
+        if span is not None and (h + 0.5 - span[0]) % HOURS_PER_WEEK < span[1]:
+            text += f"\n({self.plan_label()}; none marked here)"
         return text
 
 

@@ -88,7 +88,15 @@ from PySide6.QtWidgets import (
 
 from smartreader.errors import SmartReaderError, UsageError
 from smartreader.gui.activity import ActivityPanel
-from smartreader.gui.alerts import AlertsView, FeedErrorBanner, MissedBanner, notify
+from smartreader.gui.alerts import (
+    AlertsView,
+    CheckLimit,
+    FeedErrorBanner,
+    MissedBanner,
+    feed_check_limit,
+    notify,
+    site_url,
+)
 from smartreader.gui.article_view import ArticleView
 from smartreader.gui.charts import elide, humanize_in
 from smartreader.gui.dialogs import (
@@ -667,6 +675,9 @@ class MainWindow(QMainWindow):
 
         self.banner = MissedBanner()
         self.banner.dismissed.connect(self._dismiss_alert)
+        self.banner.openSiteRequested.connect(self._open_site)
+        self.banner.propertiesRequested.connect(lambda _fid: self.feed_properties())
+        self.banner.settingsRequested.connect(self.open_settings)
         self.error_banner = FeedErrorBanner()
         self.error_banner.retryRequested.connect(self._retry_feed)
         self.error_banner.propertiesRequested.connect(lambda _fid: self.feed_properties())
@@ -695,8 +706,9 @@ class MainWindow(QMainWindow):
         self.article_view.zoomChanged.connect(lambda z: self.prefs.set("article/zoom", z))
         self.activity = ActivityPanel(self.store, self.updater)
         self.activity.feedActivated.connect(self.select_feed)
-        self.alerts_view = AlertsView(self.store)
+        self.alerts_view = AlertsView(self.store, limit_for=self._check_limit)
         self.alerts_view.feedActivated.connect(self.select_feed)
+        self.alerts_view.openSiteRequested.connect(self._open_site)
         self.alerts_view.alertsDismissed.connect(lambda _ids: self._after_alerts_changed())
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -1889,11 +1901,15 @@ class MainWindow(QMainWindow):
     def _update_banner(self) -> None:
         fid = self.current_feed_id()
         alerts = self.store.alerts(feed_id=fid) if fid is not None else []
-        self.banner.set_alert(alerts[0] if alerts else None)
         try:
             feed = self.store.feed(fid) if fid is not None else None
         except SmartReaderError:  # deleted meanwhile
             feed = None
+        if alerts and feed is not None:
+            limit = self._check_limit(feed.id)
+            self.banner.set_alerts(alerts, limit=limit, site=site_url(feed) is not None)
+        else:
+            self.banner.set_alerts([])
         self.error_banner.set_feed(feed)
 
     @Slot(int)
@@ -1909,9 +1925,22 @@ class MainWindow(QMainWindow):
         self.sched.refresh_feeds([feed_id])
         self.statusBar().showMessage(f"Checking {self._feed_title(feed_id)}…", 4000)
 
+    def _check_limit(self, feed_id: int) -> CheckLimit | None:
+        return feed_check_limit(self.store, self.updater, feed_id)
+
+    @Slot(int)
+    def _open_site(self, feed_id: int) -> None:
+        try:
+            url = site_url(self.store.feed(feed_id))
+        except SmartReaderError:  # deleted meanwhile
+            return
+        if url:
+            self._open_url(QUrl(url))
+
     @Slot(int)
     def _dismiss_alert(self, alert_id: int) -> None:
-        self.store.dismiss_alerts([alert_id])
+        # the banner summed up all of the feed's open alerts: one Dismiss for them all
+        self.store.dismiss_feed_alerts(alert_id)
         self._after_alerts_changed()
 
     def _after_alerts_changed(self) -> None:
@@ -1919,10 +1948,11 @@ class MainWindow(QMainWindow):
         self._update_banner()
         if self.tabs.currentWidget() is self.alerts_view:
             self.alerts_view.refresh()
+        self.tray.set_open_alert_feeds({a.feed_id for a in self.store.alerts()})
 
     @Slot(object)
     def _alert_raised(self, result: Any) -> None:
-        self.tray.on_alert(result)
+        self.tray.on_alert(result, self._check_limit(int(result.feed_id)))
         self._after_alerts_changed()
 
     # -- scheduler results -------------------------------------------------------------------

@@ -47,7 +47,7 @@ from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.storage.store import COMPACT_STOPPED
-from smartreader.text import count_of
+from smartreader.text import count_of, local_day_time
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
@@ -92,6 +92,11 @@ def _budget_to_slider(budget: float) -> int:
     lo, hi = math.log10(BUDGET_MIN), math.log10(BUDGET_MAX)
     b = min(max(budget, BUDGET_MIN), BUDGET_MAX)
     return round((math.log10(b) - lo) / (hi - lo) * _SLIDER_STEPS)
+
+
+def _enforced(budget: float) -> int:
+    """The whole requests a budget allows in 24 h (the scheduler's cap)."""
+    return min(max(math.floor(budget + 1e-9), BUDGET_MIN), BUDGET_MAX)
 
 
 def curve_budgets(center: float, n: int = CURVE_POINTS) -> list[float]:
@@ -187,6 +192,10 @@ class SettingsDialog(QDialog):
         self._open_url = open_url
 
         self._initial_budget = store.get_number("budget_per_day", DEFAULT_BUDGET, *BUDGET_RANGE)
+        # A fractional budget saved by an older version is enforced as whole
+        # requests (its floor): shown as that, and not rewritten unless changed.
+        self._initial_budget_shown = _enforced(self._initial_budget)
+        self._feed_min_intervals = self._read_feed_min_intervals()
         self._initial_min_interval = store.get_number(
             "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
         )
@@ -439,16 +448,38 @@ class SettingsDialog(QDialog):
     def budget(self) -> float:
         return float(self.budget_spin.value())
 
+    def _read_feed_min_intervals(self) -> list[float | None]:
+        """Each scheduled feed's own minimum interval (None: the default)."""
+        try:
+            feeds = self.store.feeds(with_state=False)
+        except Exception:
+            log.exception("reading the feeds for the budget warnings failed")
+            return []
+        return [f.min_interval for f in feeds if f.status == "active"]
+
+    def usable_per_day(self) -> int:
+        """The most requests a day the feeds can take: each at most once per its
+        minimum interval (its own, else the one in the box; the scheduler's rule).
+        A larger budget changes nothing."""
+        default = self.min_interval_s()
+        return sum(
+            math.floor(86400 / max(60.0, mi if mi else default)) for mi in self._feed_min_intervals
+        )
+
     def min_interval_s(self) -> float:
         return float(self.min_interval.value() * 60)
 
     def _set_budget_widgets(self, budget: float) -> None:
         for w in (self.budget_slider, self.budget_spin):
             w.blockSignals(True)
-        self.budget_spin.setValue(round(budget))
-        self.budget_slider.setValue(_budget_to_slider(budget))
+        self.budget_spin.setValue(_enforced(budget))
+        self.budget_slider.setValue(_budget_to_slider(self.budget_spin.value()))
+        self._budget_suffix(self.budget_spin.value())
         for w in (self.budget_slider, self.budget_spin):
             w.blockSignals(False)
+
+    def _budget_suffix(self, value: int) -> None:
+        self.budget_spin.setSuffix(" request/day" if value == 1 else " requests/day")
 
     @Slot(int)
     def _min_interval_changed(self, _minutes: int) -> None:
@@ -459,11 +490,13 @@ class SettingsDialog(QDialog):
     def _slider_moved(self, pos: int) -> None:
         self.budget_spin.blockSignals(True)
         self.budget_spin.setValue(_slider_to_budget(pos))
+        self._budget_suffix(self.budget_spin.value())
         self.budget_spin.blockSignals(False)
         self._estimate_timer.start()
 
     @Slot(int)
     def _spin_changed(self, value: int) -> None:
+        self._budget_suffix(value)
         self.budget_slider.blockSignals(True)
         self.budget_slider.setValue(_budget_to_slider(value))
         self.budget_slider.blockSignals(False)
@@ -490,13 +523,40 @@ class SettingsDialog(QDialog):
             gain = ""
             if fixed > 0 and smart < fixed:
                 gain = f" — <b>{100 * (1 - smart / fixed):.0f} % shorter</b>"
+            usable = self.usable_per_day()
+            # past what the feeds can take, the fixed interval is every feed at its
+            # minimum: it spends only the usable requests, not the whole budget
+            same = "the same requests" if b <= usable else f"the {usable:,} usable requests"
             self.estimate.setText(
-                f"With <b>{b:,.0f}</b> requests/day, new items reach you after "
-                f"<b>{humanize_duration(smart)}</b> on average; checking every feed at "
-                f"a fixed interval with the same requests: {humanize_duration(fixed)}{gain}."
+                f"With <b>{b:,.0f}</b> {'request' if b == 1 else 'requests'}/day, new items "
+                f"reach you after <b>{humanize_duration(smart)}</b> on average; checking "
+                f"every feed at a fixed interval with {same}: {humanize_duration(fixed)}{gain}."
+                + self._budget_extremes_note(b, usable)
                 + self._budget_used_note(b)
             )
         self._update_curve(b)
+
+    def _budget_extremes_note(self, budget: float, usable: int) -> str:
+        """Warnings at either end: fewer requests than feeds (some go unchecked for
+        days), or more than the feeds can take (the rest buys nothing)."""
+        n = len(self._feed_min_intervals)
+        b = int(budget)
+        if 0 < b < n:
+            return (
+                f"<br>⚠ <b>Fewer requests than feeds</b>: with {count_of(b, 'request')}/day "
+                f"for {count_of(n, 'feed')}, at least {count_of(n - b, 'feed')} will be "
+                "checked less than once a day."
+            )
+        if 0 < usable < b:
+            every = humanize_duration(self.min_interval_s())
+            if any(self._feed_min_intervals):
+                every += " or its own minimum interval"
+            return (
+                f"<br>⚠ <b>Above about {usable:,}/day nothing changes</b> unless you lower "
+                f"the minimum interval: {count_of(n, 'feed')}, each checked at most every "
+                f"{every}."
+            )
+        return ""
 
     def _budget_used_note(self, budget: float) -> str:
         """A warning when the last 24 h already used this budget: nothing is
@@ -510,8 +570,7 @@ class SettingsDialog(QDialog):
         if free is None or free <= now + 60:
             return ""
         if math.isfinite(free):
-            at = time.strftime("%H:%M", time.localtime(free))
-            when = f"for {humanize_duration(free - now)}, until {at}"
+            when = f"for {humanize_duration(free - now)}, until {local_day_time(free, now)}"
         else:
             when = "until you raise it again"
         return (
@@ -591,7 +650,7 @@ class SettingsDialog(QDialog):
                 self.store.set_setting(KEEP_UNREAD_DAYS, keep[1])
             if content != self._initial_content:
                 self.store.set_setting(CONTENT_AWARE, content)
-            if budget != self._initial_budget:
+            if budget != self._initial_budget_shown:
                 self.store.set_setting("budget_per_day", budget)
             if min_interval != self._initial_min_interval:
                 self.store.set_setting("min_interval", min_interval)
@@ -602,7 +661,7 @@ class SettingsDialog(QDialog):
         except Exception:
             log.exception("saving settings failed")
         super().accept()
-        if budget != self._initial_budget:
+        if budget != self._initial_budget_shown:
             self.budgetChanged.emit(budget)
         if min_interval != self._initial_min_interval:
             self.minIntervalChanged.emit(min_interval)

@@ -5,14 +5,15 @@ Created only where ``QSystemTrayIcon.isSystemTrayAvailable()``; elsewhere
 ``TrayIcon`` is inert (``available`` is False) so callers need no special case.
 Results from background polling are gathered for a moment and announced in one
 message, so a run that updates 30 feeds makes one notification, not 30; manual
-refreshes are not announced (the user is looking).
+refreshes are not announced (the user is looking). Missed-item alerts of one feed
+are announced at most once a day while they stay open (``ALERT_QUIET_S``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal, Slot
@@ -28,11 +29,17 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from smartreader.gui.alerts import notify
+from smartreader.gui.alerts import CheckLimit, advice, notify
 
 log = logging.getLogger(__name__)
 
 ICON_SIZE = 64
+# A feed that keeps overflowing its window raises an alert at many of its checks
+# (31 in 28 days for a busy one). Its first alert is announced; later ones of the
+# same feed are not while one announced less than this long ago is still open
+# (undismissed): the banner and the Alerts view sum them up. Dismissing the feed's
+# alerts ends the quiet period.
+ALERT_QUIET_S = 24 * 3600.0
 
 
 def app_icon(size: int = ICON_SIZE) -> QIcon:
@@ -115,6 +122,8 @@ class TrayIcon(QObject):
         self.notifications = notifications
         self.unread = 0
         self._new: Counter[int] = Counter()
+        # feed id → when (fetch time) its last missed-item alert was announced
+        self._alert_announced: dict[int, float] = {}
         self._gather = QTimer(self)
         self._gather.setSingleShot(True)
         self._gather.setInterval(gather_ms)
@@ -190,18 +199,37 @@ class TrayIcon(QObject):
         self._gather.start()
 
     @Slot(object)
-    def on_alert(self, result: Any) -> None:
-        """Connect to ``SchedulerThread.alertRaised``."""
+    def on_alert(self, result: Any, limit: CheckLimit | None = None) -> bool:
+        """Connect to ``SchedulerThread.alertRaised`` (``limit``: what stops more
+        checks of the feed, see ``alerts.check_limit``). True when it was announced
+        (shown where the platform can), False when notifications are off or the
+        feed's alerts are in their quiet period."""
         if not self.notifications:
-            return
+            return False
+        fid = int(result.feed_id)
+        at = float(result.fetched_at)
+        last = self._alert_announced.get(fid)
+        if last is not None and 0 <= at - last < ALERT_QUIET_S:
+            return False
+        self._alert_announced[fid] = at
         n = max(1, round(float(result.missed_estimate)))
+        what = (
+            f"About {n} item{'s' if n != 1 else ''} scrolled out of the feed before they were seen"
+        )
+        more = advice(limit)
         notify(
             self.tray,
-            f"Items missed in {self.title_for(int(result.feed_id))}",
-            f"About {n} item{'s' if n != 1 else ''} scrolled out of the feed before they "
-            "were seen; it will be checked more often.",
+            f"Items missed in {self.title_for(fid)}",
+            f"{what}. {more}" if more else f"{what}; it will be checked more often.",
             warning=True,
         )
+        return True
+
+    def set_open_alert_feeds(self, feed_ids: Iterable[int]) -> None:
+        """The feeds that have open alerts now: the others' alerts were dismissed,
+        so their next one is announced again."""
+        keep = {int(f) for f in feed_ids}
+        self._alert_announced = {f: t for f, t in self._alert_announced.items() if f in keep}
 
     def pending(self) -> dict[int, int]:
         return dict(self._new)

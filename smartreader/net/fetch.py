@@ -409,6 +409,17 @@ def _describe_status(status: int, sent_auth: bool) -> str:
     return f"unexpected response ({label})"
 
 
+# getaddrinfo's "this name does not exist" (EAI_NODATA is not on every platform)
+_NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+
+
+def _request_host(exc: httpx.HTTPError) -> str:
+    try:
+        return str(exc.request.url.host) or "the server"
+    except RuntimeError:  # raised before a request was made
+        return "the server"
+
+
 def _describe_exception(exc: Exception) -> str:
     if isinstance(exc, httpx.ConnectTimeout):
         return "timed out while connecting"
@@ -687,8 +698,10 @@ class _Run:
             target = httpx.URL(self.url)
         except (httpx.InvalidURL, TypeError, ValueError) as exc:
             return self._error(f"invalid URL: {exc}")
-        if target.scheme not in ("http", "https") or not target.host:
+        if target.scheme not in ("http", "https"):
             return self._error(f"unsupported URL {self.url!r}: only http and https are fetched")
+        if not target.host:
+            return self._error(f"not a web address: {self.url!r} names no server")
         feed_url = target
         # Whether the feed itself is on a local address, decided once, at the first
         # redirect (a second lookup could answer differently). The feed is fetched
@@ -812,6 +825,12 @@ class _Run:
                 f"timed out looking up {slow.host}: no answer from the name server "
                 f"within {slow.seconds:g} s"
             )
+        lookup = guard.found(exc, socket.gaierror)
+        if lookup is not None:  # not "[Errno -2] Name or service not known"
+            host = _request_host(exc)
+            if lookup.errno in _NO_SUCH_HOST:
+                return f"no server called {host} was found: check the address"
+            return f"could not look up {host}: {lookup.strerror or lookup}"
         refused = guard.found(exc, guard.LocalAddressRefused)
         if refused is not None:
             where = f"({refused.host} resolves to {refused.address}); refused"

@@ -37,6 +37,19 @@ from smartreader.net.sanitize import (
 )
 
 MAX_ENTRIES = 2_000  # per document; the rest is dropped with a warning
+
+
+def cap_note(listed: int) -> str:
+    """The warning for a document listing more than MAX_ENTRIES entries."""
+    return f"the feed lists {listed} entries; only the first {MAX_ENTRIES} are read"
+
+
+def is_cap_note(warning: str) -> bool:
+    """Is this warning :func:`cap_note`'s? It is our limit, not a fault of the
+    document: shown as a plain note, not as a problem with the feed."""
+    return warning.startswith("the feed lists ") and warning.endswith(" are read")
+
+
 MAX_ENCLOSURES = 20
 MAX_UID_CHARS = 1_024
 EARLIEST_PLAUSIBLE = 631_152_000.0  # 1990-01-01: older dates are feed bugs
@@ -124,7 +137,7 @@ def parse_feed(
     if xml_error is not None:
         raw_entries = _recovered(raw_entries, body, feed, xml_error, warnings)
     if len(raw_entries) > MAX_ENTRIES:
-        warnings.append(f"{len(raw_entries)} entries; kept the first {MAX_ENTRIES}")
+        warnings.append(cap_note(len(raw_entries)))
         raw_entries = raw_entries[:MAX_ENTRIES]
 
     feed_base = urljoin(url, str((feed.get("title_detail") or {}).get("base") or ""))
@@ -451,7 +464,7 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         raise ParseError("JSON Feed has no items list")
     warnings: list[str] = []
     if len(items) > MAX_ENTRIES:
-        warnings.append(f"{len(items)} entries; kept the first {MAX_ENTRIES}")
+        warnings.append(cap_note(len(items)))
         items = items[:MAX_ENTRIES]
     base = str(doc.get("feed_url") or url)
     entries: list[ParsedEntry] = []

@@ -1296,6 +1296,52 @@ class Store:
         )
         return [float(r[0]) for r in rows]
 
+    def fetch_history(self, feed_id: int) -> dict[str, float | None]:
+        """What a feed's whole fetch log (not just its last 50 rows) says about it,
+        for the Activity page's "nothing new since" and "failing since":
+
+        - ``checks``: successful checks (ok or 304) ever logged;
+        - ``last_new``: when a check last found new items (None: never);
+        - ``empty_checks``: successful checks since then (all of them if never);
+        - ``failing_since``: the first error of the current run of errors (None
+          when the last check that was not an error succeeded, or none failed);
+        - ``window_max``: the most items one successful check saw;
+        - ``window_full_checks``: successful checks that saw that many.
+
+        Read-only; every sub-query is a range of the (feed_id, time) index."""
+        ok = "status IN ('ok', 'not_modified')"
+        r = self._q(
+            f"SELECT (SELECT count(*) FROM fetch_log WHERE feed_id = :f AND {ok}),"
+            " (SELECT max(time) FROM fetch_log WHERE feed_id = :f AND status = 'ok'"
+            "  AND new_items > 0),"
+            f" (SELECT max(time) FROM fetch_log WHERE feed_id = :f AND {ok}),"
+            " (SELECT max(window_items) FROM fetch_log WHERE feed_id = :f AND status = 'ok')",
+            {"f": feed_id},
+        )[0]
+        checks, last_new, last_ok, window_max = r[0], r[1], r[2], r[3]
+        r = self._q(
+            f"SELECT (SELECT count(*) FROM fetch_log WHERE feed_id = :f AND {ok}"
+            "  AND time > :new),"
+            " (SELECT min(time) FROM fetch_log WHERE feed_id = :f AND status = 'error'"
+            "  AND time > :ok),"
+            " (SELECT count(*) FROM fetch_log WHERE feed_id = :f AND status = 'ok'"
+            "  AND window_items = :w)",
+            {
+                "f": feed_id,
+                "new": -1.0 if last_new is None else last_new,
+                "ok": -1.0 if last_ok is None else last_ok,
+                "w": window_max if window_max is not None else -1,
+            },
+        )[0]
+        return {
+            "checks": float(checks),
+            "last_new": None if last_new is None else float(last_new),
+            "empty_checks": float(r[0]),
+            "failing_since": None if r[1] is None else float(r[1]),
+            "window_max": None if window_max is None else float(window_max),
+            "window_full_checks": float(r[2]),
+        }
+
     # -- entries ---------------------------------------------------------
 
     def entry_ids(
@@ -1657,6 +1703,19 @@ class Store:
                 db.executemany("UPDATE alerts SET dismissed = 1 WHERE id = ?", [(i,) for i in ids])
             if feed_id is not None:
                 db.execute("UPDATE alerts SET dismissed = 1 WHERE feed_id = ?", (feed_id,))
+
+    def dismiss_feed_alerts(self, through_id: int) -> int:
+        """Dismiss alert ``through_id`` and its feed's older open ones (smaller ids:
+        raised before it), as the banner's one Dismiss does; an alert raised after
+        the user looked stays open. Rows are kept. Returns how many were dismissed."""
+        with self._tx() as db:
+            # the open ones of one feed: alerts_open
+            cur = db.execute(
+                "UPDATE alerts SET dismissed = 1 WHERE dismissed = 0 AND id <= ? "
+                "AND feed_id = (SELECT feed_id FROM alerts WHERE id = ?)",
+                (through_id, through_id),
+            )
+            return int(cur.rowcount)
 
     # -- backup ----------------------------------------------------------
 

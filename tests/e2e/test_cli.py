@@ -130,7 +130,7 @@ def test_add_on_a_site_with_several_feeds_takes_the_first_working_one_and_names_
     code, out, err = run(capsys, "add", feed_server.url("/"), "--data-dir", data)
     assert code == 0, err
     # Posts failed, so News is taken; Sport and Comments are named, not fetched.
-    assert f"<{feed_server.url('/n.xml')}>: 1 entries" in out
+    assert f"<{feed_server.url('/n.xml')}>: 1 entry" in out
     assert "the site links 2 more" in out
     assert "skipped Posts: " in err and "500" in err
     assert f"Sport (RSS) <{feed_server.url('/s.xml')}>" in out
@@ -223,7 +223,7 @@ def test_explain_prints_the_plan(feed_server, data, capsys):
     code, out, err = run(capsys, "explain", "1", "--data-dir", data)
     assert code == 0, err
     assert "items/day" in out and "next planned fetches" in out
-    rhythm = [line for line in out.splitlines() if line.startswith("  rhythm (hours in UTC): ")]
+    rhythm = [line for line in out.splitlines() if line.startswith("  rhythm: ")]
     assert len(rhythm) == 1
     assert rhythm[0].split(": ", 1)[1].split()[0] in ("Strong", "Clear", "Weak", "—")
     code, out, _ = run(capsys, "explain", "1", "--json", "--data-dir", data)

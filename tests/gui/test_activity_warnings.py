@@ -11,6 +11,7 @@ import pytest
 
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.activity import ActivityPanel
+from smartreader.net.parse import cap_note
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.updater import Updater
 
@@ -27,7 +28,7 @@ def panel(qtbot, tmp_path):
     now = time.time()
     store = Store(tmp_path / "db.sqlite3")
     ids = []
-    for name in ("clean", "lenient"):
+    for name in ("clean", "lenient", "huge"):
         fid = store.add_feed(f"http://127.0.0.1/{name}.xml", title=name, now=now - 86400)
         ids.append(fid)
         ents = [ParsedEntry(f"{name}{i}", "x", None, "", now - 60, None, "", "") for i in range(3)]
@@ -38,7 +39,7 @@ def panel(qtbot, tmp_path):
                 "ok",
                 http_status=200,
                 entries=ents,
-                warnings=(WARNING,) if name == "lenient" else (),
+                warnings={"lenient": (WARNING,), "huge": (cap_note(3000),)}.get(name, ()),
             )
         )
     up = Updater(store, now=lambda: now)
@@ -57,7 +58,7 @@ def _is_warning_colour(item) -> bool:
 
 
 def test_the_fetch_log_says_what_the_parser_worked_around(panel):
-    p, (clean, lenient) = panel
+    p, (clean, lenient, _huge) = panel
     p.set_feed(lenient)
     t = p.feed_view.log_table
     assert t.item(0, 1).text() == "ok"
@@ -81,3 +82,19 @@ def test_the_overview_marks_the_feed_read_with_problems(panel):
     name = ov.model.itemFromIndex(ov.proxy.mapToSource(ov.proxy.index(rows["lenient"], 0)))
     assert "read with problems" in name.toolTip()
     assert ov.proxy.index(rows["clean"], 6).data() == "ok"
+
+
+def test_our_own_entry_limit_is_a_plain_note_not_a_problem(panel):
+    """A feed listing 3000 entries, of which the parser reads 2000: every fetch
+    says so, and painting every row amber as "read with problems" cried wolf."""
+    p, (_clean, _lenient, huge) = panel
+    p.set_feed(huge)
+    t = p.feed_view.log_table
+    assert t.item(0, 5).text() == (
+        "3 items in the feed; the feed lists 3000 entries; only the first 2000 are read"
+    )
+    assert not _is_warning_colour(t.item(0, 1))
+    p.set_feed(None)
+    ov = p.overview
+    rows = {ov.proxy.index(r, 0).data(): r for r in range(ov.proxy.rowCount())}
+    assert ov.proxy.index(rows["huge"], 6).data() == "ok"

@@ -179,7 +179,8 @@ def test_estimate_follows_the_minimum_interval_shown(qtbot, request, store, feed
     assert s60 > s15 and f60 == pytest.approx(1800.0)  # fixed: every 60 min at best
     after = dlg.estimate.text()
     assert f"<b>{humanize_duration(s60)}</b>" in after
-    assert f"same requests: {humanize_duration(f60)}" in after
+    # 24 feeds × 24/day: the fixed interval uses only those, not the whole 2000
+    assert f"the 576 usable requests: {humanize_duration(f60)}" in after
     # the whole curve was redrawn for 60 min, not only the marker
     budgets, smart, fixed = dlg.curve.series()
     assert smart == pytest.approx([up.estimate_delay_for_budget(b, 3600.0)[0] for b in budgets])
