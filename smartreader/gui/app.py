@@ -15,13 +15,15 @@ import gc
 import hashlib
 import logging
 import os
+import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QSize, Qt, QTimer
+from PySide6.QtCore import QLockFile, QSize, QSocketNotifier, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import (
@@ -35,10 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader import __version__, resources
+from smartreader.errors import SmartReaderError
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
 from smartreader.storage import backups, walguard
+from smartreader.storage.store import ensure_folder
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +324,7 @@ class AppController:
         double the request budget. A stale lock (crashed app) is taken over."""
         if self._lock is not None:
             return
-        folder.mkdir(parents=True, exist_ok=True)
+        ensure_folder(folder)
         lock = QLockFile(str(folder / "smartreader.lock"))
         lock.setStaleLockTime(0)  # stale = its process is gone, however recent
         if not lock.tryLock(100):
@@ -454,6 +458,13 @@ def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -
     except StartupAborted:
         ctl.close()
         return 1
+    except SmartReaderError as e:  # says what is wrong; a traceback adds nothing
+        log.error("cannot open smartreader: %s", e)
+        message_box(
+            QMessageBox.Icon.Critical, "smartreader", f"smartreader cannot start:\n\n{e}"
+        ).exec()
+        ctl.close()
+        return 1
     except Exception as e:
         log.exception("cannot open smartreader")
         message_box(
@@ -461,10 +472,56 @@ def run(data_dir: str | os.PathLike[str] | None = None, *, demo: bool = False) -
         ).exec()
         ctl.close()
         return 1
+    restore = _end_on_signals(app, ctl)
     try:
         return int(app.exec())
     finally:
+        restore()
         ctl.close()
+
+
+def _end_on_signals(app: QApplication, ctl: AppController) -> Callable[[], None]:
+    """Ctrl+C in the terminal (SIGINT) and SIGTERM (``kill``, logout, a service
+    manager) end smartreader as File ▸ Quit does, so the window state is saved,
+    the scheduler thread joined, the parse workers and the demo's temporary folder
+    cleaned up. Python runs a signal handler only when the interpreter gets
+    control, which Qt's C++ event loop does not give it: the wake-up fd makes the
+    loop notice at once (no polling timer). Returns what puts things back."""
+    ours = [signal.SIGINT, signal.SIGTERM]
+    try:
+        rsock, wsock = socket.socketpair()
+        rsock.setblocking(False)
+        wsock.setblocking(False)
+        old_fd = signal.set_wakeup_fd(wsock.fileno())
+    except (OSError, ValueError):  # not the main thread, or no sockets: leave as is
+        return lambda: None
+    notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Type.Read)
+
+    def drain() -> None:  # the handler itself has run by now (or runs next)
+        try:
+            while rsock.recv(64):
+                pass
+        except OSError:
+            pass
+
+    def end(signum: int, _frame: object) -> None:
+        log.info("%s received: quitting", signal.Signals(signum).name)
+        if ctl.window is not None:
+            ctl.window.quit_app()
+        app.quit()  # also ends a modal dialog's loop; quit_app may have been refused
+
+    notifier.activated.connect(drain)
+    old = {s: signal.signal(s, end) for s in ours}
+
+    def restore() -> None:
+        notifier.setEnabled(False)
+        for s, h in old.items():
+            signal.signal(s, h)
+        signal.set_wakeup_fd(old_fd)
+        rsock.close()
+        wsock.close()
+
+    return restore
 
 
 __all__ = ["AppController", "Path", "apply_theme", "create_app", "run", "window_icon"]

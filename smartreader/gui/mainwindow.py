@@ -716,6 +716,15 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.activity, "Activity")
         self.tabs.addTab(self.alerts_view, "Alerts")
         self.tabs.currentChanged.connect(self._tab_changed)
+        # Tab walks the panes (the list's own Tab stepped from cell to cell, opening
+        # and marking read each row it passed, and never let focus out)
+        self.tree.setTabKeyNavigation(False)
+        self.list.setTabKeyNavigation(False)
+        # names a screen reader says for the panes (none had one)
+        self.tree.setAccessibleName("Feeds")
+        self.list.setAccessibleName("Articles")
+        self.article_view.browser.setAccessibleName("Article text")
+        self.tabs.setAccessibleName("Reading pane")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.tree)
@@ -727,6 +736,8 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([230, 440, 630])
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
+        QWidget.setTabOrder(self.tree, self.list)
+        QWidget.setTabOrder(self.list, self.article_view.browser)
         self.help = HelpOverlay(SHORTCUTS, self)
 
     def _action(
@@ -766,13 +777,13 @@ class MainWindow(QMainWindow):
         self.act_star = a("&Star", self.toggle_star, "S")
         self.act_read = a("Toggle &read", self.toggle_read, "M")
         self.act_copy_link = a("&Copy link", self.copy_link, "Ctrl+Shift+C")
-        self.act_mark_above = a("Mark a&bove as read", self.mark_above_read)
+        self.act_mark_above = a("Mark abo&ve as read", self.mark_above_read)
         self.act_mark_below = a("Mark be&low as read", self.mark_below_read)
-        self.act_space = a("Scroll, then next &unread", self.space, "Space")
+        self.act_space = a("Scroll, then ne&xt unread", self.space, "Space")
         self.act_space_back = a("Scroll up", self.space_back, "Shift+Space")
         self.act_next_feed = a("Next &feed", lambda: self.move_feed(1), "Shift+N")
         self.act_prev_feed = a("Previous f&eed", lambda: self.move_feed(-1), "Shift+P")
-        self.act_mark_all = a("Mark &all as read", self.mark_all_read, "Shift+A")
+        self.act_mark_all = a("&Mark all as read", self.mark_all_read, "Shift+A")
         self.act_refresh = a("&Refresh", self.refresh_current, ["R", "F5"],
                              tip="Fetch the selected feed(s) now")  # fmt: skip
         self.act_refresh_all = a("Refresh &all", self.refresh_all, "Shift+R")
@@ -782,7 +793,7 @@ class MainWindow(QMainWindow):
         self.act_rename = a("Re&name…", self.rename_node, "F2")
         self.act_delete = a("&Unsubscribe…", self.delete_node)
         self.act_activity = a("Feed &activity", lambda: self.tabs.setCurrentWidget(self.activity))
-        self.act_alerts = a("&Alerts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
+        self.act_alerts = a("Al&erts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(20)  # each step holds its article ids
         self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
@@ -815,9 +826,9 @@ class MainWindow(QMainWindow):
                     self.act_open, self.act_browser, self.act_copy_link, None, self.act_star,
                     self.act_read, self.act_mark_above, self.act_mark_below):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
-        self.move_menu = QMenu("&Move to", self)
+        self.move_menu = QMenu("Mo&ve to", self)
         self.move_menu.aboutToShow.connect(self._fill_move_menu)
-        m = mb.addMenu("F&eed")
+        m = mb.addMenu("Fee&d")
         for act in (self.act_refresh, self.act_refresh_all, self.act_mark_all, None,
                     self.act_next_feed, self.act_prev_feed, None, self.act_props,
                     self.act_rename, self.move_menu.menuAction(),
@@ -846,6 +857,7 @@ class MainWindow(QMainWindow):
         self.search.setObjectName("search")
         self.search.setPlaceholderText("Search articles  (/)")
         self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search articles")
         self.search.setMaximumWidth(320)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(self._search_done)

@@ -56,6 +56,7 @@ from PySide6.QtGui import (
     QPalette,
     QPen,
     QPixmap,
+    QPolygonF,
 )
 from PySide6.QtWidgets import QApplication, QStyle
 
@@ -98,10 +99,17 @@ def _icon_files(folder: Path) -> dict[int, str]:
 
 
 def letter_icon(
-    text: str, size: int = ICON_PX, *, badge: QColor | None = None, image: QImage | None = None
+    text: str,
+    size: int = ICON_PX,
+    *,
+    badge: QColor | None = None,
+    image: QImage | None = None,
+    badge_shape: str = "error",
 ) -> QIcon:
     """The feed's favicon (``image``) or, without one, a rounded square with the first
-    letter of ``text``. ``badge`` paints a small dot in the corner (error / missed)."""
+    letter of ``text``. ``badge`` paints a mark in the corner: ``badge_shape``
+    "error" a disc, "missed" a triangle, so the two differ by more than colour
+    (red and orange look alike with deuteranopia)."""
     if image is not None and image.isNull():
         image = None
     icon = QIcon()
@@ -133,11 +141,23 @@ def letter_icon(
             p.setPen(QColor("white"))
             p.drawText(QRectF(0, 0, px, px), Qt.AlignmentFlag.AlignCenter, letter)
         if badge is not None:
-            r = px * 0.2
-            c = QPointF(px - r - 0.5, r + 0.5)
             p.setPen(QPen(QColor("white"), max(1.0, px * 0.06)))
             p.setBrush(badge)
-            p.drawEllipse(c, r, r)
+            if badge_shape == "missed":
+                r = px * 0.26
+                top, right = 0.5, px - 0.5
+                p.drawPolygon(
+                    QPolygonF(
+                        [
+                            QPointF(right - r, top),
+                            QPointF(right, top + 1.7 * r),
+                            QPointF(right - 2 * r, top + 1.7 * r),
+                        ]
+                    )
+                )
+            else:
+                r = px * 0.2
+                p.drawEllipse(QPointF(px - r - 0.5, r + 0.5), r, r)
         p.end()
         icon.addPixmap(pm)
     return icon
@@ -191,6 +211,8 @@ def star_icon(color: QColor, size: int = 10, *, filled: bool = True) -> QIcon:
     return icon
 
 
+# a feed's state as a screen reader says it (the tree shows it as a badge)
+STATUS_SPOKEN = {"error": "last update failed", "missed": "items probably missed"}
 ERROR_COLOR = QColor("#d93025")
 MISSED_COLOR = QColor("#f29900")
 STAR_COLOR = QColor("#f2b600")
@@ -485,7 +507,13 @@ class FeedTreeModel(QAbstractItemModel):
         if role == StatusRole:
             return n.status
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{n.title}, {n.unread} unread" if n.unread else n.title
+            # what the badge shows, for those who cannot see it
+            parts = [
+                n.title,
+                f"{n.unread} unread" if n.unread else "",
+                STATUS_SPOKEN.get(n.status, ""),
+            ]
+            return ", ".join(p for p in parts if p)
         return None
 
     def _icon(self, n: Node) -> QIcon:
@@ -495,7 +523,7 @@ class FeedTreeModel(QAbstractItemModel):
             if icon is None:
                 badge = {"error": ERROR_COLOR, "missed": MISSED_COLOR}.get(n.status)
                 image = QImage(n.icon.rsplit("@", 1)[0]) if n.icon else None
-                icon = letter_icon(n.title, badge=badge, image=image)
+                icon = letter_icon(n.title, badge=badge, image=image, badge_shape=n.status)
                 self._icons[k] = icon
             return icon
         style = QApplication.style()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +34,13 @@ log = logging.getLogger(__name__)
 
 # A 15 MiB feed (the fetcher's limit) parses in a few seconds; a minute is hostile.
 PARSE_TIMEOUT = 60.0
+
+
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl+C in the terminal reaches the whole process group, and
+    the app ends the workers itself as it quits; a worker that died of it first
+    printed a KeyboardInterrupt traceback and made the pool fall back in-thread."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class ParsePool:
@@ -61,7 +69,9 @@ class ParsePool:
                     ctx = fs
                 except ValueError:  # no fork server on this platform (Windows)
                     ctx = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=_ignore_interrupts
+                )
             return self._pool
 
     def parse(

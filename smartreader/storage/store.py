@@ -254,6 +254,25 @@ def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
     return tuple(u for u in urls if isinstance(u, str)) if isinstance(urls, list) else ()
 
 
+def ensure_folder(folder: Path) -> None:
+    """Make the data folder, or say in one line why it cannot be used (a file in
+    the way, no permission, a read-only place) and how to choose another: the
+    user set it, and a traceback from mkdir helped nobody."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            raise NotADirectoryError(f"{folder} is not a folder")
+    except (FileExistsError, NotADirectoryError):
+        why = "a file is in the way (it is not a folder, or a folder above it is a file)"
+        raise StorageError(f"cannot use the data folder {folder}: {why}{_CHOOSE}") from None
+    except OSError as e:
+        why = e.strerror or str(e)
+        raise StorageError(f"cannot use the data folder {folder}: {why}{_CHOOSE}") from None
+
+
+_CHOOSE = "; choose another with --data-dir or SMARTREADER_DATA_DIR"
+
+
 def _warnings(raw: Any) -> tuple[str, ...]:
     """The ``warnings`` column (absent from an older database opened read-only);
     a damaged value reads as none."""
@@ -359,7 +378,7 @@ class Store:
                     timeout=self.busy_timeout,
                 )
             else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                ensure_folder(self.path.parent)
                 self._db = sqlite3.connect(
                     self.path,
                     isolation_level=None,

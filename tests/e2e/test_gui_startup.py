@@ -178,3 +178,12 @@ def test_a_stray_wal_is_set_aside_and_the_user_told(controller, tmp_path, qtbot)
     assert notice.isVisible() and "not applied" in notice.text()
     kept = list((tmp_path / "backups").glob("stray-wal-*/smartreader.sqlite3-wal"))
     assert len(kept) == 1 and kept[0].read_bytes() == data
+
+
+def test_an_unusable_data_folder_is_a_clear_error_not_a_traceback(controller, tmp_path):
+    """open() raises the SmartReaderError that run() shows without a traceback."""
+    from smartreader.errors import StorageError
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(StorageError, match="a file is in the way"):
+        controller[0].open(tmp_path / "file")

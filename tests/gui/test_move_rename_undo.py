@@ -81,7 +81,7 @@ def test_move_to_menu_lists_the_other_folders_and_moves_by_keyboard(env, qtbot, 
     win.undo_stack.undo()
     assert folder_of(env, beta) == "News"
     # the Feed menu holds it, and the tree's menu for a feed
-    feed_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "F&eed")
+    feed_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "Fee&d")
     assert win.move_menu.menuAction() in feed_menu.actions()
     win.select_feed(alpha)
     win.move_menu.aboutToShow.emit()
