@@ -20,6 +20,7 @@ from smartreader.storage import Store
 
 ROUNDS = 24
 FEEDS = 40
+ROUND_DEADLINE = 90.0  # s; a round takes about one
 
 
 class _FeedFarm(BaseHTTPRequestHandler):
@@ -63,8 +64,9 @@ CHILD = textwrap.dedent(
     store = Store(sys.argv[1])
     up = Updater(store, max_workers=4)
     def progress(done, total, res):
-        # Printed only after record_fetch committed.
-        print("committed", res.feed_id, res.new_entries, flush=True)
+        # Called after the feed's result is known: for "ok", after record_fetch
+        # committed its entries; any other status wrote no entries (or nothing).
+        print("result", res.feed_id, res.status, res.new_entries, repr(res.error), flush=True)
     up.update(progress=progress)
     print("finished", flush=True)
     """
@@ -89,31 +91,57 @@ def test_sigkill_during_update_never_loses_committed_entries(tmp_path):
     try:
         for r in range(ROUNDS):
             _FeedFarm.round = r
-            proc = subprocess.Popen(
-                [sys.executable, "-c", CHILD, str(db)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                text=True,
-            )
+            # stderr goes to a file, not a pipe nobody reads while stdout is read: a
+            # child that logs more than a pipe holds would block, and the test with it.
+            err_path = tmp_path / f"child-{r}.err"
+            with err_path.open("w") as err:
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", CHILD, str(db)],
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    env=env,
+                    text=True,
+                )
+            # A hung child fails the round with its stderr instead of stalling the run.
+            hung = threading.Event()
+
+            def stall(proc: subprocess.Popen[str] = proc, hung: threading.Event = hung) -> None:
+                hung.set()
+                proc.kill()
+
+            watchdog = threading.Timer(ROUND_DEADLINE, stall)
+            watchdog.start()
             committed_feeds: set[int] = set()
+            failed: list[str] = []
             # Kill after a random number of committed feeds (never 0 and never all).
             kill_after = rng.randint(1, FEEDS - 5)
             assert proc.stdout is not None
-            for line in proc.stdout:
-                if line.startswith("committed"):
-                    committed_feeds.add(int(line.split()[1]))
+            try:
+                for line in proc.stdout:
+                    if not line.startswith("result"):
+                        continue
+                    _, feed_id, status, new_entries, _error = line.rstrip("\n").split(" ", 4)
+                    if status != "ok" or int(new_entries) != 30:
+                        # Nothing in this setup fails: a failed fetch or write is not
+                        # a committed feed, and must not pass for lost entries either.
+                        failed.append(line.strip())
+                        proc.kill()
+                        break
+                    committed_feeds.add(int(feed_id))
                     if len(committed_feeds) >= kill_after:
                         proc.send_signal(signal.SIGKILL)
-                        kills += 1
                         break
-            proc.wait(timeout=60)
-            if proc.returncode not in (0, -signal.SIGKILL):
-                raise AssertionError(proc.stderr.read() if proc.stderr else proc.returncode)
-            if proc.stdout:
+                proc.wait(timeout=60)
+            finally:
+                watchdog.cancel()
                 proc.stdout.close()
-            if proc.stderr:
-                proc.stderr.close()
+            stderr = err_path.read_text()
+            assert not hung.is_set(), f"round {r}: child hung for {ROUND_DEADLINE} s\n{stderr}"
+            assert not failed, f"round {r}: an update failed: {failed[0]}\n{stderr}"
+            if proc.returncode == -signal.SIGKILL:
+                kills += 1
+            elif proc.returncode != 0:
+                raise AssertionError(f"round {r}: exit status {proc.returncode}\n{stderr}")
 
             con = sqlite3.connect(db)
             try:
