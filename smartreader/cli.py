@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from smartreader import __version__
 from smartreader.errors import FetchError, ParseError, SmartReaderError, UsageError
-from smartreader.text import count_of, local_time_text
+from smartreader.text import count_of, format_utc_offset, local_time_text, local_utc_offset
 
 if TYPE_CHECKING:
     from smartreader.storage.store import Store
@@ -448,6 +448,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_budget(args: argparse.Namespace) -> int:
+    from smartreader.core.scheduler import requests_per_24h
     from smartreader.updater import Updater
 
     per_day = args.per_day
@@ -466,8 +467,7 @@ def cmd_budget(args: argparse.Namespace) -> int:
             used = up.requests_today()
         finally:
             up.close()
-    # a fractional budget stored by an older version is enforced as its floor
-    enforced = math.floor(s.budget_per_day + 1e-9)
+    enforced = requests_per_24h(s.budget_per_day)
     print(
         f"budget {count_of(enforced, 'request')}/day, {used} used in the last 24 h; "
         f"planned {s.planned_per_day:.0f}/day; "
@@ -514,12 +514,6 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _utc_offset_text(offset_s: float) -> str:
-    sign = "+" if offset_s >= 0 else "−"
-    m = round(abs(offset_s) / 60)
-    return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"
-
-
 def cmd_explain(args: argparse.Namespace) -> int:
     from smartreader.core.rhythm import describe_rhythm, to_local_slots
     from smartreader.core.scheduler import SchedulerConfig
@@ -539,9 +533,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(json.dumps(asdict(ex), indent=2, default=str))
         return 0
     # Local time throughout, as in the GUI (same offset, same rhythm wording).
-    offset = float(time.localtime(now).tm_gmtoff or 0)
+    offset = local_utc_offset(now)
     print(f"[{feed.id}] {feed.display_title} <{feed.url}>")
-    print(f"  times in local time ({_utc_offset_text(offset)})")
+    print(f"  times in local time ({format_utc_offset(offset)})")
     print(f"  rate: {ex.rate_per_day:.2f} items/day, periodicity {ex.periodicity:.2f}")
     level, detail = describe_rhythm(ex.lambda_week, ex.periodicity, offset)
     print(f"  rhythm: {level} — {detail}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:
@@ -52,3 +53,16 @@ def local_time_text(t: float, now: float) -> str:
     delta = t - now
     rel = "now" if abs(delta) < 30 else ("in " if delta > 0 else "") + duration_text(abs(delta))
     return f"{local_day_time(t, now)} ({rel}{'' if delta >= -30 else ' ago'})"
+
+
+def local_utc_offset(at: float | None = None) -> float:
+    """The local UTC offset in seconds at ``at`` (now by default)."""
+    t = time.localtime(time.time() if at is None else at)
+    return float(t.tm_gmtoff or 0)
+
+
+def format_utc_offset(offset_s: float) -> str:
+    """``"UTC+05:30"``, ``"UTC−03:30"``."""
+    sign = "+" if offset_s >= 0 else "−"
+    m = round(abs(offset_s) / 60)
+    return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"

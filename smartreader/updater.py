@@ -254,6 +254,12 @@ class Updater:
         with self._lock:
             return self.scheduler.config.budget_per_day
 
+    def min_interval(self) -> float:
+        """The default minimum interval the scheduler is running on (a feed's own,
+        when it has one, comes first)."""
+        with self._lock:
+            return self.scheduler.config.min_interval
+
     def set_budget(self, per_day: float) -> None:
         lo, hi = BUDGET_RANGE
         if not lo <= per_day <= hi:

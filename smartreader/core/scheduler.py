@@ -115,6 +115,12 @@ def _finite(x: Any) -> float:
     return v
 
 
+def requests_per_24h(budget_per_day: float) -> int:
+    """The hard cap: whole requests in any 24 h (a budget saved by an older
+    version may be fractional; 1.5 allows 1)."""
+    return math.floor(budget_per_day + 1e-9)
+
+
 def _utc(t: float) -> str:
     """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
@@ -662,7 +668,7 @@ class Scheduler:
         requests of the last 24 h (None: one is free now). Settings shows it when
         the user lowers the budget below what was already used."""
         self._prune_log(now)
-        cap = math.floor(budget_per_day + 1e-9)
+        cap = requests_per_24h(budget_per_day)
         used = len(self._log)
         if used < cap:
             return None
@@ -671,8 +677,7 @@ class Scheduler:
         return self._log[used - cap] + DAY
 
     def _requests_per_24h(self) -> int:
-        """The hard cap: whole requests in any 24 h (the budget may be fractional)."""
-        return math.floor(self.config.budget_per_day + 1e-9)
+        return requests_per_24h(self.config.budget_per_day)
 
     def restore_requests(self, times: Iterable[float], now: float) -> None:
         """Count budgeted requests made before this Scheduler existed (the app's

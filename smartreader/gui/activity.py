@@ -380,14 +380,14 @@ class FeedActivityView(QWidget):
         history: dict[str, Any] | None = None,
     ) -> None:
         """``history`` is ``Store.fetch_history`` (plus ``entries``, the feed's
-        article count); without it the page judges from ``log_rows`` alone."""
+        article count); without it nothing is said about quiet or failing spells."""
         self.explanation = explanation
         self.title.setText(getattr(feed, "display_title", None) or feed.url)
         sub = feed.url
         if getattr(feed, "folder", None):
             sub = f"{feed.folder}  ·  {sub}"
         self.subtitle.setText(sub)
-        hist = dict(history) if history is not None else _history_of(log_rows)
+        hist = dict(history or {})
         self._show_plan(explanation, budget, now, unavailable, feed, hist)
         self._show_log(log_rows, now)
 
@@ -1022,12 +1022,9 @@ class ActivityPanel(QWidget):
             elif status and status != "active":
                 why = f"This feed is {status}; it is not fetched on a schedule."
         rows = self.store.fetch_log(feed_id, limit=50)
-        history: dict[str, Any] | None = None
-        try:
-            history = dict(self.store.fetch_history(feed_id))
-            history["entries"] = self.store.entry_count(feed_id)
-        except Exception:
-            log.exception("reading the fetch history failed")
+        # the whole log's story (the 50 rows above may be a few hours of a busy feed)
+        history: dict[str, Any] = dict(self.store.fetch_history(feed_id))
+        history["entries"] = self.store.entry_count(feed_id)
         self.feed_view.show_feed(feed, ex, rows, self._budget(), now, why, history)
 
     def _refresh_overview(self, now: float) -> None:
@@ -1160,24 +1157,6 @@ FAILING_AFTER = 2
 QUIET_MIN_S = 3 * 86400.0
 QUIET_GAPS = 5.0
 QUIET_MIN_CHECKS = 3
-
-
-def _history_of(rows: Sequence[Any]) -> dict[str, Any]:
-    """``Store.fetch_history`` from the recent log rows alone (newest first)."""
-    oks = [r for r in rows if r.status in ("ok", "not_modified")]
-    new = next((r.time for r in rows if r.status == "ok" and r.new_items > 0), None)
-    failing = None
-    for r in rows:
-        if r.status in ("ok", "not_modified"):
-            break
-        if r.status == "error":
-            failing = r.time
-    return {
-        "checks": len(oks),
-        "last_new": new,
-        "empty_checks": sum(1 for r in oks if new is None or r.time > new),
-        "failing_since": failing,
-    }
 
 
 def _quiet_since(hist: dict[str, Any], rate_per_day: float, now: float) -> tuple[str, int] | None:

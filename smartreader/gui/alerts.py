@@ -42,7 +42,7 @@ from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
 from smartreader.text import count_of
-from smartreader.updater import DEFAULT_MIN_INTERVAL, MIN_INTERVAL_RANGE
+from smartreader.updater import MIN_INTERVAL_RANGE
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +99,7 @@ def feed_check_limit(store: Any, updater: Any, feed_id: int) -> CheckLimit | Non
     try:
         feed = store.feed(feed_id)
         ex = updater.explain(feed_id)
-        # the feed's own minimum interval, else the one in Settings (as the
-        # scheduler's configuration reads it)
-        mi = feed.min_interval or store.get_number(
-            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
-        )
+        mi = feed.min_interval or updater.min_interval()  # its own, else the default
         return check_limit(
             float(ex.share_per_day),
             float(mi),

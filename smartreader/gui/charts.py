@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from smartreader.core.rhythm import HOURS_PER_WEEK, to_local_slots
 from smartreader.gui._compat import guard_pyside_refcounts
-from smartreader.text import duration_text
+from smartreader.text import duration_text, format_utc_offset, local_utc_offset
 
 guard_pyside_refcounts()  # re-exported for callers that imported it from here
 
@@ -70,18 +70,6 @@ def humanize_in(when: float, now: float) -> str:
     if delta > 0:
         return "in " + humanize_duration(delta)
     return humanize_duration(-delta) + " ago"
-
-
-def local_utc_offset(at: float | None = None) -> float:
-    """The local UTC offset in seconds at ``at`` (now by default)."""
-    t = time.localtime(time.time() if at is None else at)
-    return float(t.tm_gmtoff or 0)
-
-
-def format_utc_offset(offset_s: float) -> str:
-    sign = "+" if offset_s >= 0 else "−"
-    m = round(abs(offset_s) / 60)
-    return f"UTC{sign}{m // 60:02d}:{m % 60:02d}"
 
 
 def week_position_h(t: float, utc_offset_s: float = 0.0) -> float:

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
+from smartreader.core.scheduler import requests_per_24h
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.storage.store import COMPACT_STOPPED
@@ -96,7 +97,7 @@ def _budget_to_slider(budget: float) -> int:
 
 def _enforced(budget: float) -> int:
     """The whole requests a budget allows in 24 h (the scheduler's cap)."""
-    return min(max(math.floor(budget + 1e-9), BUDGET_MIN), BUDGET_MAX)
+    return min(max(requests_per_24h(budget), BUDGET_MIN), BUDGET_MAX)
 
 
 def curve_budgets(center: float, n: int = CURVE_POINTS) -> list[float]:
