@@ -15,6 +15,14 @@ A new or sparse feed therefore starts flat at its overall rate and acquires
 shape only as evidence accumulates; a feed that stops publishing decays toward
 the prior floor.
 
+A silence the estimate cannot explain is believed at once, without waiting for
+the decay: when the fetches since the last item saw nothing where λ expected
+more than ``SILENCE_ITEMS`` items (P(none) < 5e-5 for a Poisson process), λ is
+scaled down until the silence is that plausible. The evidence is kept, so a feed
+that resumes after a pause gets its old rate back with its first new item; one
+that stopped stops drawing budget within days instead of the weeks the
+``memory_s`` decay takes (a 6/day feed read 4/day after two silent weeks).
+
 Bursts (many items in one slot in one fetch) are clipped for the *shape* so a
 single merge of fifty commits does not pin the week's profile to that hour; the
 overall rate still counts every item.
@@ -35,6 +43,8 @@ DAY = 86400.0
 WEEK = 604800.0
 NSLOTS = 168
 MONDAY0 = 4 * DAY  # 1970-01-05 00:00 UTC was a Monday
+# a silence λ expected more items than this in is believed (see the module doc)
+SILENCE_ITEMS = 10.0
 
 
 def slot_of(t: float) -> int:
@@ -72,9 +82,11 @@ class RateEstimator:
 
     __slots__ = (
         "_lam_cache",
+        "_rate_cache",
         "counts",
         "expo",
         "frozen",
+        "last_item_t",
         "last_t",
         "memory_s",
         "prior_rate_per_day",
@@ -90,8 +102,12 @@ class RateEstimator:
         self.total_count = 0.0  # unclipped count (rate)
         self.total_expo = 0.0  # seconds observed
         self.last_t: float | None = None
+        # when the latest item was seen (its published time when inside its
+        # interval, else the fetch that saw it); None: none yet
+        self.last_item_t: float | None = None
         self.frozen = False
         self._lam_cache: FloatArray | None = None
+        self._rate_cache = 0.0  # lambda_week()'s mean, computed with it
 
     # ------------------------------------------------------------------ update
     def _decay_to(self, t: float) -> None:
@@ -103,6 +119,12 @@ class RateEstimator:
             self.total_expo *= f
         if self.last_t is None or t > self.last_t:
             self.last_t = t
+            # λ now counts the time to t as silent, also where observe_interval
+            # spreads and clips the items that end it: a burst after a long silence
+            # pins the shape less. Measured against keeping the λ of the previous
+            # fetch there: 24 h budget 410.7 vs 415.4 ± 1.7 min (8 cold starts),
+            # alert recall at 12 h 0.97 vs 0.94.
+            self._lam_cache = None
 
     def observe_interval(
         self,
@@ -145,6 +167,10 @@ class RateEstimator:
             if ew.sum() > 0:
                 add += extra * ew / ew.sum()
         n_all = float(add.sum())
+        if inside or unplaced > 0 or extra > 0:
+            # undated items and missed ones could be as late as the fetch itself
+            last = b if unplaced > 0 or extra > 0 else max(inside)
+            self.last_item_t = max(self.last_item_t or -math.inf, last)
         # burst clipping for the shape: at most 2 + 2× the expected count per slot
         expected = cover * lam / HOUR
         clipped = np.minimum(add, 2.0 + 2.0 * expected)
@@ -155,10 +181,22 @@ class RateEstimator:
         self._lam_cache = None
 
     # ---------------------------------------------------------------- estimate
-    def rate_per_hour(self) -> float:
+    def silence_factor(self) -> float:
+        """How far a silence λ cannot explain has lowered λ (1.0: not at all)."""
+        lam = self.lambda_week()
+        ev = self._evidence_rate_per_hour()
+        return min(1.0, float(lam.sum()) / NSLOTS / ev) if ev > 0 else 1.0
+
+    def _evidence_rate_per_hour(self) -> float:
         a0 = 0.5
         prior = self.prior_rate_per_day / 24.0
         return (self.total_count + a0) / (self.total_expo / HOUR + a0 / prior)
+
+    def rate_per_hour(self) -> float:
+        """The overall rate (items/hour): the evidence's, lowered by a silence it
+        cannot explain (equal to ``lambda_week().sum() / 168``)."""
+        self.lambda_week()
+        return self._rate_cache
 
     def rate_per_day(self) -> float:
         return self.rate_per_hour() * 24.0
@@ -167,7 +205,7 @@ class RateEstimator:
         """168 hourly rates (items/hour), always > 0."""
         if self._lam_cache is not None:
             return self._lam_cache
-        r = self.rate_per_hour()
+        r = self._evidence_rate_per_hour()
         c = self.counts.reshape(7, 24)
         e = self.expo.reshape(7, 24) / HOUR
         # hour-of-day profile
@@ -184,7 +222,18 @@ class RateEstimator:
         flat = np.maximum(flat, 0.02 * r)
         # shape from clipped counts, level from the unclipped overall rate
         out: FloatArray = np.asarray(flat * (r * NSLOTS / float(flat.sum())), dtype=np.float64)
+        lt, li = self.last_t, self.last_item_t
+        # (the bound by the peak rate skips the integral for all but long silences)
+        if (
+            lt is not None
+            and li is not None
+            and (lt - li) / HOUR * float(out.max()) > SILENCE_ITEMS
+        ):
+            m = integrate(out, li, lt)
+            if m > SILENCE_ITEMS:
+                out *= SILENCE_ITEMS / m
         self._lam_cache = out
+        self._rate_cache = float(out.sum()) / NSLOTS
         return out
 
     def periodicity(self) -> float:
@@ -210,6 +259,7 @@ class RateEstimator:
             "total_count": self.total_count,
             "total_expo": self.total_expo,
             "last_t": self.last_t,
+            "last_item_t": self.last_item_t,
             "frozen": self.frozen,
         }
 
@@ -231,7 +281,10 @@ class RateEstimator:
         est.total_expo = max(0.0, float(d.get("total_expo", 0.0)))
         lt = d.get("last_t")
         est.last_t = None if lt is None else float(lt)
-        if not all(math.isfinite(x) for x in (est.total_count, est.total_expo, est.last_t or 0.0)):
+        li = d.get("last_item_t")  # absent in states saved before it existed
+        est.last_item_t = None if li is None else float(li)
+        finite = (est.total_count, est.total_expo, est.last_t or 0.0, est.last_item_t or 0.0)
+        if not all(math.isfinite(x) for x in finite):
             raise ValueError("estimator state is not finite")
         est.frozen = bool(d.get("frozen", False))
         return est

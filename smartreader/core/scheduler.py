@@ -489,6 +489,10 @@ class Scheduler:
             c = self._cap(f)
             caps[i] = c if c > 0 else np.inf
             ceil[i] = DAY / self._min_int(f)
+            if f.err_count > 0:
+                # a failing feed is fetched only as its back-off allows: the rest
+                # of its share goes to the feeds that answer
+                ceil[i] = min(ceil[i], DAY / self._backoff(f))
         budget = cfg.budget_per_day
         if cfg.weekly_shape:
             # the budget is a cap over every 24 h, so the busiest day must fit in it
@@ -512,8 +516,10 @@ class Scheduler:
             f.starved = bool(starved[i])
             if f.starved:
                 names.append(f.fid)
-            if f.pattern is None:
-                continue  # new: placed at its first fetch
+            if f.pattern is None or f.err_count > 0:
+                # new: placed at its first fetch; failing: its pattern waits for
+                # it to answer again, when its share comes back
+                continue
             # re-place when the fetch count really moved (hysteresis: estimates
             # jitter between re-allocations and placement is the costly step), and
             # the periodic refreshes; all in one vectorised batch
@@ -641,15 +647,26 @@ class Scheduler:
             t = (math.floor(t / HOUR) + 1) * HOUR
         return t
 
+    def _backoff(self, f: _Feed, jitter: float = 1.0) -> float:
+        """The wait after ``f.err_count`` errors in a row: doubling from
+        ``error_backoff_base``, within [min interval, max interval]."""
+        cfg = self.config
+        mi = self._min_int(f)
+        back = cfg.error_backoff_base * 2.0 ** min(f.err_count - 1, 30) * jitter
+        return min(max(mi, back), max(mi, cfg.max_interval))
+
     def _compute_next(self, f: _Feed, t0: float) -> float:
         cfg = self.config
         mi = self._min_int(f)
         if f.err_count > 0:
-            back = cfg.error_backoff_base * 2 ** min(f.err_count - 1, 30)
-            back *= self.rng.uniform(0.75, 1.25)
-            nxt = t0 + min(max(mi, back), max(mi, cfg.max_interval))
+            nxt = t0 + self._backoff(f, self.rng.uniform(0.75, 1.25))
         else:
-            nxt = self._pattern_next(f, t0, mi)
+            # A fetch runs a little after its planned point; demanding a whole
+            # minimum interval after the actual fetch skipped every other point of a
+            # plan whose points are one minimum interval apart (a busy feed got half
+            # its share). The next point may come up to a minute early; the clamp
+            # below still keeps the minimum interval.
+            nxt = self._pattern_next(f, t0, mi - min(0.5 * mi, 60.0))
             mx = cfg.max_interval
             if f.starved and f.share > 0:
                 mx = max(mx, 1.5 * DAY / f.share)
@@ -869,7 +886,10 @@ class Scheduler:
         new = 0
         mc = None
         if obs.status in ("error", "rate_limited"):
+            before = self._backoff(f) if f.err_count else 0.0
             f.err_count += 1
+            if self._backoff(f) != before:
+                self._alloc_dirty = True  # its ceiling fell (see _reallocate)
             if obs.status == "rate_limited":
                 ra = h.retry_after
                 if ra is None:
@@ -881,6 +901,8 @@ class Scheduler:
             elif h.retry_after is not None:
                 nb = h.retry_after  # e.g. a 503 with Retry-After: honoured for this feed
         else:
+            if f.err_count:
+                self._alloc_dirty = True  # answering again: its share comes back
             f.err_count = 0
             items = obs.items if obs.status == "ok" else ()
             lam = f.est.lambda_week()
@@ -1043,6 +1065,13 @@ class Scheduler:
         notes.extend(self._wait_notes(f, now, time_text or _utc_text))
         if f.est.total_count < 5:
             notes.append("little evidence yet: using the overall rate")
+        quiet = f.est.silence_factor()
+        if quiet < 0.99 and f.est.last_item_t is not None:
+            notes.append(
+                f"rate lowered to {quiet:.0%} of what earlier weeks showed: nothing since "
+                f"{(time_text or _utc_text)(f.est.last_item_t, now)} is far longer than "
+                "they explain; the first new item restores it"
+            )
         pat = self._ensure_pattern(f, now)
         return FeedExplanation(
             feed_id=feed_id,

@@ -30,7 +30,7 @@ def test_derived_worlds_partition_the_feeds_and_report_every_ratio() -> None:
     trace, caps = generate(6, 4, seed=5)
     caps[sorted(trace)[0]] = 30
     worlds = bench.variants(trace, caps)
-    (moved_name, moved, moved_caps), (_, even, even_caps), (_, full, halved) = worlds
+    (moved_name, moved, moved_caps), (_, even, even_caps), (_, full, halved), stop = worlds
     assert sorted([*moved, *even]) == sorted(trace) and not set(moved) & set(even)
     shift = 3 * bench.DAY + 5 * 3600 + 17 * 60
     for f, arr in moved.items():
@@ -39,6 +39,13 @@ def test_derived_worlds_partition_the_feeds_and_report_every_ratio() -> None:
     assert moved_caps == {f: caps[f] for f in moved} and even_caps == {f: caps[f] for f in even}
     assert full.keys() == trace.keys()
     assert halved[sorted(trace)[0]] == 15 and all(c >= 5 for c in halved.values())
+    # every third feed (in id order) ends 4 weeks in; the others are whole
+    name, quiet, quiet_caps = stop
+    assert "silent after 4 weeks" in name and quiet_caps == caps and quiet.keys() == trace.keys()
+    t0 = bench.trace_span(trace)[0]
+    for i, f in enumerate(sorted(trace)):
+        cut = trace[f][trace[f] < t0 + 28 * bench.DAY]
+        assert np.array_equal(quiet[f], cut if i % 3 == 0 else trace[f])
 
     rows = bench.held_out(trace, caps, [12.0], 1)
     assert len(rows) == 2 + len(worlds)  # header, rule, one row per world
