@@ -1,6 +1,7 @@
 """The ``smartreader`` command line.
 
-With no subcommand it starts the GUI. Every subcommand takes ``--data-dir``.
+With no subcommand it starts the GUI. Every subcommand but ``replay`` (which
+reads only the trace files it is given) takes ``--data-dir``.
 Errors the user can act on print one clear line and exit 1; nothing stored is
 touched by a failing command.
 """
@@ -8,14 +9,16 @@ touched by a failing command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import errno
 import json
 import logging
 import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,15 +43,43 @@ def _data_dir_arg(p: argparse.ArgumentParser) -> None:
         "--data-dir",
         metavar="DIR",
         default=argparse.SUPPRESS,
-        help="where the database lives (default: the platform's user data folder)",
+        help="the data folder, where the database lives (default: $SMARTREADER_DATA_DIR "
+        "if set, else the platform's user data folder)",
     )
 
 
+class _TopParser(argparse.ArgumentParser):
+    """The top-level parser: its help ends with the data folder in effect, worked
+    out only when help is shown (it imports the storage layer)."""
+
+    def format_help(self) -> str:
+        from smartreader.storage.paths import data_dir
+
+        # Raw text (RawDescriptionHelpFormatter): a wrapped path could break at a
+        # hyphen or a space.
+        self.epilog = (
+            "The data folder (where the database lives) is --data-dir DIR if given,\n"
+            "else the SMARTREADER_DATA_DIR environment variable if set, else the\n"
+            "platform's user data folder. Without --data-dir, that is now:\n"
+            f"  {data_dir()}\n"
+            "\n"
+            'Run "smartreader COMMAND --help" for what a command takes.'
+        )
+        return super().format_help()
+
+
+# What `replay` says to --data-dir: it reads trace files, never a database.
+REPLAY_NO_DATA_DIR = (
+    "replay reads only the trace files it is given and uses no data folder: leave out --data-dir"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _TopParser(
         prog="smartreader",
-        description="A desktop feed reader that learns when feeds publish. "
+        description="A desktop feed reader that learns when feeds publish.\n"
         "Run without a command to open the app.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"smartreader {__version__}")
     parser.add_argument(
@@ -63,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
         "render the window, exit 0 (1 with a message on failure)",
     )
     _data_dir_arg(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # The commands' own help is wrapped as usual (the parser class is not inherited).
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=argparse.ArgumentParser
+    )
 
     p = sub.add_parser("add", help="subscribe to a feed or a site URL")
     p.add_argument(
@@ -78,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "remove", help="unsubscribe: delete feeds with their articles and saved passwords"
     )
-    p.add_argument("feeds", type=int, nargs="+", metavar="FEED", help="feed id (see `feeds`)")
+    p.add_argument("feeds", type=int, nargs="+", metavar="FEED", help="feed id (see feeds)")
     _data_dir_arg(p)
 
     p = sub.add_parser("import", help="import subscriptions from an OPML file")
@@ -87,11 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("export", help="export subscriptions to an OPML file")
-    p.add_argument("file", type=Path, help="the OPML file to write (replaced whole)")
+    p.add_argument(
+        "file",
+        type=Path,
+        help="the OPML file to write (replaced whole; missing folders above it are created)",
+    )
     _data_dir_arg(p)
 
     p = sub.add_parser("update", help="fetch feeds now (all by default)")
-    p.add_argument("feeds", nargs="*", type=int, metavar="FEED", help="feed ids")
+    p.add_argument(
+        "feeds", nargs="*", type=int, metavar="FEED", help="feed id (see feeds); none: all feeds"
+    )
     p.add_argument("--due", action="store_true", help="only the feeds the scheduler says are due")
     _data_dir_arg(p)
 
@@ -113,11 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("backup", help="write a consistent copy of the database")
-    p.add_argument("path", type=Path, help="the copy to write")
+    p.add_argument(
+        "path",
+        type=Path,
+        help="the copy to write (replaced whole; missing folders above it are created)",
+    )
     _data_dir_arg(p)
 
     p = sub.add_parser("explain", help="what the scheduler learned about a feed and plans")
-    p.add_argument("feed", type=int, metavar="FEED", help="feed id (see `feeds`)")
+    p.add_argument("feed", type=int, metavar="FEED", help="feed id (see feeds)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _data_dir_arg(p)
 
@@ -299,11 +343,50 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _target_file(path: Path) -> Iterator[list[Path]]:
+    """Where ``export`` and ``backup`` write: the path was typed on purpose, so
+    the folders missing above it are created (as ``mkdir -p`` would), and taken
+    away again when the write then fails. Yields the folders created, topmost
+    first. A folder named as the target, or a file where a folder should be, is
+    one line: ``cannot write PATH: reason``."""
+    if path.is_dir():
+        raise UsageError(f"cannot write {path}: it is a folder")
+    missing: list[Path] = []
+    for folder in path.parents:  # nearest first
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                raise UsageError(f"cannot write {path}: {os.strerror(errno.ENOTDIR)}")
+            break
+        missing.insert(0, folder)
+    made: list[Path] = []
+    try:
+        for folder in missing:
+            try:
+                folder.mkdir()
+            except OSError as e:
+                raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+            made.append(folder)
+        yield made
+    except BaseException:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):  # not empty: something else wrote there
+                folder.rmdir()
+        raise
+
+
+def _say_created(folders: list[Path]) -> None:
+    if folders:
+        noun = "folder" if len(folders) == 1 else "folders"
+        print(f"created {noun} {', '.join(map(str, folders))}")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from smartreader.subscriptions import save_opml
 
-    with _open_store(args) as store:
+    with _open_store(args) as store, _target_file(args.file) as made:
         n = save_opml(store, args.file)
+    _say_created(made)
     print(f"exported {count_of(n, 'feed')} to {args.file}")
     return 0
 
@@ -391,7 +474,11 @@ def cmd_feeds(args: argparse.Namespace) -> int:
             )
             return 0
         if not feeds:
-            print("no subscriptions yet: add one with `smartreader add ADDRESS`", file=sys.stderr)
+            print(
+                "no subscriptions yet: add one with `smartreader add ADDRESS`, "
+                "or import a list with `smartreader import FILE.opml`",
+                file=sys.stderr,
+            )
         for f in feeds:
             flag = " !" if f.last_error else ""
             folder = f"{f.folder}/" if f.folder else ""
@@ -440,9 +527,37 @@ def cmd_entries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_the_database(path: Path, db: Path) -> None:
+    """A backup renamed over the live database (or its journal) would cut off a
+    running app's writes from the file: refused."""
+    for live in (db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal"))):
+        try:
+            same = path.resolve() == live.resolve() or os.path.samefile(path, live)
+        except OSError:  # one of them does not exist
+            same = False
+        if same:
+            what = "the database itself" if live == db else "one of the database's own files"
+            raise UsageError(f"cannot write {path}: it is {what}; pick another file")
+
+
+def _can_write(path: Path) -> None:
+    """SQLite says only "unable to open database file" where it cannot write:
+    the first file the backup writes is tried first, for the system's reason."""
+    probe = path.with_name(path.name + ".partial")
+    try:
+        probe.open("wb").close()
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from e
+
+
 def cmd_backup(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
-        dest = store.backup(args.path)
+        _not_the_database(args.path, store.path)
+        with _target_file(args.path) as made:
+            _can_write(args.path)
+            dest = store.backup(args.path)
+    _say_created(made)
     print(f"backup written to {dest}")
     return 0
 
@@ -538,7 +653,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print(f"  times in local time ({format_utc_offset(offset)})")
     print(f"  rate: {ex.rate_per_day:.2f} items/day, periodicity {ex.periodicity:.2f}")
     level, detail = describe_rhythm(ex.lambda_week, ex.periodicity, offset)
-    print(f"  rhythm: {level} — {detail}")
+    # "—" is the GUI card's empty level: beside the detail it read "— — not enough history"
+    print(f"  rhythm: {detail}" if level == "—" else f"  rhythm: {level} — {detail}")
     print(f"  share of budget: {ex.share_per_day:.1f} fetches/day")
     print(f"  expected delay: {_fmt_duration(ex.expected_delay_s)}")
     if ex.capacity:
@@ -621,7 +737,14 @@ def _main(argv: Sequence[str] | None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # parse_args, with a reason for the --data-dir that replay has no use for
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "replay" and (
+        hasattr(args, "data_dir") or any(a.split("=", 1)[0] == "--data-dir" for a in extra)
+    ):
+        parser.error(REPLAY_NO_DATA_DIR)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if getattr(args, "self_test", False):
             if args.command is not None:

@@ -5,17 +5,22 @@
 * ``DemoServer`` is a small HTTP server on 127.0.0.1 (port 0, its own thread)
   serving a dozen RSS feeds. Each feed's posting times follow a weekly rate
   profile λ(t) measured from real traces (``resources/demo/feeds.json``, built by
-  ``scripts/make_demo_profiles.py``; only timing is taken from the traces). Items
+  ``scripts/make_demo_profiles.py``; only timing is taken from the traces), except
+  one generated round-the-clock feed (``harbour_board``): the traced feeds are
+  nearly silent at night, and the demo must show news arriving at any hour. Items
   are a deterministic function of (feed, hour): the server is stateless, new items
-  appear on their real rhythm while the app runs, and any past fetch can be
+  appear on their rhythm while the app runs, and any past fetch can be
   reconstructed exactly. Titles and text are generated here from word lists.
   The server answers ``If-None-Match`` with 304, like a polite real server.
 * ``prefill`` drives the real ``core.scheduler.Scheduler`` over the past weeks
   against the same item stream (no HTTP: the world is computed in-process, which
-  takes a second instead of minutes) and records what it fetched through
-  ``Store.record_fetch``: entries, fetch log, missed-item alerts and the learned
-  scheduler state. The app's ``Updater`` then starts from that state and fetches
-  the live server over real HTTP.
+  takes a second or two instead of minutes), at the same budget as the live app,
+  and records what it fetched through ``Store.record_fetch``: entries, fetch log,
+  missed-item alerts and the learned scheduler state. The history ends
+  ``CLOSED_FOR_S`` before the app opens (the demo user closed the reader then):
+  the app's ``Updater`` starts from that state, its start-up catch-up fetches
+  what was published meanwhile from the live server over real HTTP, and its plan
+  goes on from there.
 * ``DemoSession`` ties both to a temporary data folder and cleans up.
 
 No Qt here (see tests/test_architecture.py).
@@ -55,10 +60,22 @@ DAY = 86400.0
 WEEK = 7 * DAY
 MONDAY_EPOCH = 4 * 86400  # 1970-01-05 00:00 UTC, a Monday: slot 0 of the week
 HISTORY_WEEKS = 2
-PREFILL_BUDGET_PER_DAY = 400.0
 LOOKBACK_HOURS = 24 * 60  # how far back the server looks to fill a window
-DEMO_BUDGET_PER_DAY = 1500.0
-DEMO_MIN_INTERVAL = 300.0
+# One budget for the replayed history and the live app, so the Activity page's
+# "fetches/day" describes the fetch log under it. The replay's cost grows with it
+# (~0.2 ms of scheduler work per replayed fetch).
+DEMO_BUDGET_PER_DAY = 800.0
+# Under the plan's 5-min grid: the next planned point must lie min_interval after
+# the fetch, which always runs a little late, so at 300 s every point 5 min on
+# was skipped and the busiest feeds got about half the fetches their page shows.
+DEMO_MIN_INTERVAL = 120.0
+# The history ends this long before the app opens: the real scheduler's catch-up
+# then fetches the articles published meanwhile within the first seconds, as after
+# any restart, instead of finding nothing new. The history spent the whole budget
+# (its plan does), so the catch-up gets only the requests that left the 24 h
+# window meanwhile: 30 min free enough for it even at night.
+CLOSED_FOR_S = 30 * 60.0
+BOARD_RATE = (6.0, 14.0)  # the harbour board's items/hour: quietest, busiest
 # Fetch-log rows older than this are only written when they brought new items.
 FULL_LOG_S = 2 * DAY
 READ_BEFORE_S = 1.5 * DAY  # the demo user has read what is older than this
@@ -75,6 +92,8 @@ class DemoFeed:
     topic: str
     capacity: int
     lambda_week: tuple[float, ...]  # items/hour, 168 UTC slots from Monday 00:00
+    subscribed_days: float | None = None  # None: for the whole history
+    read_before_s: float = 0.0  # its items older than this are read too (0: none)
 
     @property
     def path(self) -> str:
@@ -91,13 +110,37 @@ class DemoItem:
     author: str
 
 
+def harbour_board() -> DemoFeed:
+    """A port's traffic board: ships come and go day and night, busiest in the
+    European afternoon (``BOARD_RATE`` items/hour, lowest at 01:00 UTC). The one
+    demo feed whose λ is generated, not traced: at night the traced feeds post a
+    few items an hour between them, at times none, so a demo opened then showed
+    nothing arriving for many minutes."""
+    lo, hi = BOARD_RATE
+    day = [lo + (hi - lo) * (1 - math.cos(2 * math.pi * (h - 1) / 24)) / 2 for h in range(24)]
+    return DemoFeed(
+        key="board",
+        title="Harbour Traffic Board",
+        folder="News",
+        topic="traffic",
+        capacity=20,  # ~1.4 h at its busiest: well beyond what the closed half hour brings
+        lambda_week=tuple(round(v, 4) for v in day * 7),
+        # Subscribed a week ago (each weekday seen once) and skimmed: more history
+        # of it lengthens the replay (nearly every fetch brings something, each
+        # written with its window), and the other feeds' articles would drown in
+        # hundreds of unread ship movements.
+        subscribed_days=7.0,
+        read_before_s=3 * HOUR,
+    )
+
+
 def load_feeds() -> list[DemoFeed]:
     data = json.loads(
         resources.files("smartreader")
         .joinpath("resources/demo/feeds.json")
         .read_text(encoding="utf-8")
     )
-    return [
+    traced = [
         DemoFeed(
             key=f["key"],
             title=f["title"],
@@ -108,6 +151,7 @@ def load_feeds() -> list[DemoFeed]:
         )
         for f in data["feeds"]
     ]
+    return [*traced, harbour_board()]
 
 
 def _poisson(rng: random.Random, lam: float) -> int:
@@ -166,6 +210,17 @@ _WORDS: dict[str, dict[str, tuple[str, ...]]] = {
                    "community workshops", "tiny databases", "polite crawlers",
                    "the quiet web", "soldering at the hackspace", "backup rituals"),
     },
+    "traffic": {
+        "subject": ("Ferry Skarv", "MV Nordlys", "Tug Brisk", "Cargo ship Aurora Bay",
+                    "Pilot boat 3", "Research vessel Tern", "Tanker Solvik",
+                    "Ferry Holmen", "Dredger Mudlark", "Reefer Polar Star", "Yacht Kittiwake",
+                    "Container ship Baltic Wren"),
+        "verb": ("arrives at", "leaves", "shifts to", "waits off", "is moored at",
+                 "clears"),
+        "object": ("berth 2", "berth 7", "the ferry quay", "the container terminal",
+                   "the fuel pier", "the north lock", "the outer anchorage", "the dry dock",
+                   "the fish market quay", "the grain silo"),
+    },
 }  # fmt: skip
 
 _SENTENCES = (
@@ -179,6 +234,14 @@ _SENTENCES = (
     "There is a longer write-up for anyone who wants the full story.",
     "Questions and corrections are welcome, as always.",
     "This is the demo feed of smartreader: the text is generated, the timing is real.",
+)
+_BOARD_SENTENCES = (
+    "Logged by the harbour master's office.",
+    "Pilot on board; tug assistance as planned.",
+    "No delays to other traffic are expected.",
+    "Times are local to the port; positions are approximate.",
+    "Shore power connected.",
+    "This board is generated by the smartreader demo, day and night.",
 )
 
 
@@ -209,7 +272,10 @@ def make_item(feed: DemoFeed, hour_index: int, k: int, published: float, base_ur
         title = f"{subject}: {verb} {obj}"
     else:
         title = " ".join(x for x in (subject, verb, obj) if x)
-    paras = [" ".join(rng.sample(_SENTENCES, 3)) for _ in range(rng.randint(1, 3))]
+    if feed.topic == "traffic":
+        paras = [" ".join(rng.sample(_BOARD_SENTENCES, 2))]
+    else:
+        paras = [" ".join(rng.sample(_SENTENCES, 3)) for _ in range(rng.randint(1, 3))]
     body = "".join(f"<p>{html.escape(p)}</p>" for p in paras)
     if feed.topic == "blog" and rng.random() < 0.5:
         body += "<blockquote>" + html.escape(rng.choice(_SENTENCES)) + "</blockquote>"
@@ -240,18 +306,44 @@ class Timeline:
 
     def __init__(self, feed: DemoFeed, t0: float, t1: float) -> None:
         self.feed = feed
-        self.slots: list[Slot] = []
-        for hi in range(int(t0 // 3600) - LOOKBACK_HOURS, int(t1 // 3600) + 1):
-            self.slots.extend((hi, k, t) for k, t in enumerate(hour_times(feed, hi)))
+        # the window at t0, then everything after it: a busy feed's window reaches
+        # back hours, not the whole look-back
+        self.slots: list[Slot] = window_slots(feed, t0)[::-1]
+        h0 = int(t0 // 3600)
+        for hi in range(h0, int(t1 // 3600) + 1):
+            times = hour_times(feed, hi)
+            self.slots.extend((hi, k, t) for k, t in enumerate(times) if hi > h0 or t > t0)
         self.times = [s[2] for s in self.slots]
+        self.uids = [uid_of(feed, h, k) for h, k, _ in self.slots]
+
+    def span(self, now: float) -> tuple[int, int]:
+        """The window at ``now`` as slots[i:j] (oldest first)."""
+        j = bisect.bisect_right(self.times, now)
+        return max(0, j - self.feed.capacity), j
 
     def window(self, now: float) -> list[Slot]:
-        i = bisect.bisect_right(self.times, now)
-        return self.slots[max(0, i - self.feed.capacity) : i][::-1]
+        i, j = self.span(now)
+        return self.slots[i:j][::-1]
 
 
 def window(feed: DemoFeed, now: float, base_url: str) -> list[DemoItem]:
     return [make_item(feed, h, k, t, base_url) for h, k, t in window_slots(feed, now)]
+
+
+@functools.lru_cache(maxsize=20_000)
+def _item_xml(it: DemoItem) -> str:
+    # an item stays in its feed's window for many fetches: escaped once
+    esc = html.escape
+    return (
+        "<item>"
+        f"<title>{esc(it.title)}</title>"
+        f"<link>{esc(it.link)}</link>"
+        f'<guid isPermaLink="false">{esc(it.uid)}</guid>'
+        f"<pubDate>{email.utils.formatdate(it.published, usegmt=True)}</pubDate>"
+        f"<author>{esc(it.author)}</author>"
+        f"<description>{esc(it.html)}</description>"
+        "</item>\n"
+    )
 
 
 def render_rss(feed: DemoFeed, items: list[DemoItem], base_url: str) -> bytes:
@@ -261,17 +353,7 @@ def render_rss(feed: DemoFeed, items: list[DemoItem], base_url: str) -> bytes:
         f"<title>{esc(feed.title)}</title>\n<link>{esc(base_url)}/</link>\n",
         f"<description>{esc(feed.title)} (smartreader demo)</description>\n",
     ]
-    for it in items:
-        parts.append(
-            "<item>"
-            f"<title>{esc(it.title)}</title>"
-            f"<link>{esc(it.link)}</link>"
-            f'<guid isPermaLink="false">{esc(it.uid)}</guid>'
-            f"<pubDate>{email.utils.formatdate(it.published, usegmt=True)}</pubDate>"
-            f"<author>{esc(it.author)}</author>"
-            f"<description>{esc(it.html)}</description>"
-            "</item>\n"
-        )
+    parts.extend(_item_xml(it) for it in items)
     parts.append("</channel>\n</rss>\n")
     return "".join(parts).encode("utf-8")
 
@@ -403,16 +485,19 @@ def prefill(
     *,
     now: float | None = None,
     weeks: float = HISTORY_WEEKS,
+    closed_for: float = CLOSED_FOR_S,
 ) -> dict[str, int]:
     """Subscribe ``store`` to the demo feeds and replay ``weeks`` of polling by the
-    real scheduler against the demo item stream. Returns {feed key: feed id}."""
+    real scheduler against the demo item stream, up to ``closed_for`` seconds before
+    ``now`` (when the app opens). Returns {feed key: feed id}."""
     now = time.time() if now is None else now
-    start = now - weeks * WEEK
+    end = now - closed_for
+    start = end - weeks * WEEK
     store.set_setting("budget_per_day", DEMO_BUDGET_PER_DAY)
     store.set_setting("min_interval", DEMO_MIN_INTERVAL)
-    # The replay polls at a smaller budget than the live app: the curves are learned
-    # from the items' times either way, and it keeps the start-up short.
-    cfg = SchedulerConfig(budget_per_day=PREFILL_BUDGET_PER_DAY, min_interval=DEMO_MIN_INTERVAL)
+    # The very settings the app's Updater will read: the history is what its plan
+    # makes (a smaller replay budget showed "every 5 min" over a log 40 min apart).
+    cfg = SchedulerConfig(budget_per_day=DEMO_BUDGET_PER_DAY, min_interval=DEMO_MIN_INTERVAL)
     sched = Scheduler(cfg, start)
     # A throwaway demo database needs no fsync per fetch: thousands of replayed
     # fetches would otherwise take tens of seconds. The connection is closed after
@@ -422,20 +507,33 @@ def prefill(
     ids: dict[str, int] = {}
     by_id: dict[int, DemoFeed] = {}
     seen: dict[int, set[str]] = {}
+    timelines: dict[int, Timeline] = {}
+    later: list[tuple[float, int]] = []  # (subscribed at, feed id), in time order
     for feed in server.feeds:
-        fid = store.add_feed(server.url(feed), folder=feed.folder, title=feed.title, now=start)
+        since = start
+        if feed.subscribed_days is not None:
+            since = max(start, end - feed.subscribed_days * DAY)
+        fid = store.add_feed(server.url(feed), folder=feed.folder, title=feed.title, now=since)
         ids[feed.key] = fid
         by_id[fid] = feed
         seen[fid] = set()
-        sched.add_feed(fid, host=host)
-    timelines = {fid: Timeline(feed, start, now) for fid, feed in by_id.items()}
+        timelines[fid] = Timeline(feed, since, end)
+        if since > start:
+            later.append((since, fid))
+        else:
+            sched.add_feed(fid, host=host)
+    later.sort()
     t = start
-    while t < now:
+    while t < end:
+        while later and later[0][0] <= t:
+            sched.add_feed(later.pop(0)[1], host=host)
         for due in sched.due(t):
             fid = int(due)  # type: ignore[call-overload]
             feed = by_id[fid]
-            slots = timelines[fid].window(t)
-            uids = [uid_of(feed, h, k) for h, k, _ in slots]
+            tl = timelines[fid]
+            i, j = tl.span(t)
+            slots = tl.slots[i:j][::-1]  # newest first, as a feed lists them
+            uids = tl.uids[i:j][::-1]
             known = seen[fid]
             fresh = [u not in known for u in uids]
             obs = FetchObservation(
@@ -449,7 +547,7 @@ def prefill(
             verdict = sched.observe(fid, obs)
             known.update(uids)
             new = any(fresh)
-            if not new and t < now - FULL_LOG_S:
+            if not new and t < end - FULL_LOG_S:
                 continue
             items = [make_item(feed, h, k, p, server.base_url) for h, k, p in slots] if new else []
             missed = verdict.missed_estimate if verdict.missed_alert else 0.0
@@ -471,10 +569,15 @@ def prefill(
             )
         wake = sched.next_wakeup()
         t = max(t + 1.0, wake if wake is not None else t + 600.0)
+        if later:
+            t = min(t, later[0][0])
     store.save_scheduler_state({fid: sched.export_state(fid) for fid in by_id})
-    # The demo user has kept up until a day and a half ago, starred a few things,
-    # and has seen the older alerts.
+    # The demo user has kept up until a day and a half ago (a skimmed feed until
+    # later), starred a few things, and has seen the older alerts.
     store.mark_all_read(before=now - READ_BEFORE_S)
+    for fid, feed in by_id.items():
+        if feed.read_before_s:
+            store.mark_all_read([fid], before=now - feed.read_before_s)
     rng = random.Random(7)
     for fid in by_id:
         some = store.entry_ids(feed_ids=[fid], limit=40)

@@ -158,7 +158,9 @@ def save_opml(store: Store, path: Path) -> int:
     """Export every subscription to ``path``, whole or not at all: written to
     ``<name>.partial`` beside it, flushed to disk, then renamed over it. Returns
     how many feeds it holds. Raises UsageError saying why it cannot be written,
-    leaving no ``.partial`` behind (nor a file beside a folder named as the target)."""
+    leaving no ``.partial`` behind (nor a file beside a folder named as the target).
+    Its folder must exist: the CLI's ``export`` creates missing ones first (the path
+    was typed on purpose), the GUI's file dialog picks an existing one."""
     data, n = export_opml(store)
     if path.is_dir():
         raise UsageError(f"cannot write {path}: it is a folder")

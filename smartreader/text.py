@@ -7,9 +7,11 @@ import math
 import time
 
 
-def count_of(n: int, noun: str, plural: str | None = None) -> str:
-    """'1 article', '1,234 articles' (the plural is noun + s unless given)."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+def count_of(n: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:
+    """'1 article', '1,234 articles' (the plural is noun + s unless given);
+    ``grouped=False`` writes '1234' as a spin box next to the text shows it."""
+    number = f"{n:,}" if grouped else f"{n}"
+    return f"{number} {noun if n == 1 else plural or noun + 's'}"
 
 
 def duration_text(seconds: float) -> str:
@@ -27,12 +29,57 @@ def duration_text(seconds: float) -> str:
     return f"{d} d {h} h" if h else f"{d} d"
 
 
+# Dates are written with these English names, never strftime's %a/%A/%b/%B: the
+# UI is English, and Qt sets the C library's locale from the environment, so
+# strftime would put "Di" or "Dienstag" between English words. Day numbers are
+# not zero-padded ("3 Nov") and clocks are 24 h, in every view alike.
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+
+
+def day_name(d: dt.date, *, short: bool = True) -> str:
+    """``"Tue"``, or ``"Tuesday"`` with ``short=False``."""
+    name = WEEKDAYS[d.weekday()]
+    return name[:3] if short else name
+
+
+def month_name(d: dt.date, *, short: bool = True) -> str:
+    """``"Nov"``, or ``"November"`` with ``short=False``."""
+    name = MONTHS[d.month - 1]
+    return name[:3] if short else name
+
+
+def clock_text(d: dt.datetime, *, seconds: bool = False) -> str:
+    """``"09:05"`` or ``"09:05:07"`` (digits only: no locale in it)."""
+    return f"{d.hour:02d}:{d.minute:02d}" + (f":{d.second:02d}" if seconds else "")
+
+
+def day_month(d: dt.date, *, weekday: bool = False, year: bool = False) -> str:
+    """``"3 Nov"``, ``"Tue 3 Nov"``, ``"3 Nov 2026"``, ``"Tue 3 Nov 2026"``."""
+    text = f"{d.day} {month_name(d)}" + (f" {d.year}" if year else "")
+    return f"{day_name(d)} {text}" if weekday else text
+
+
+def date_time_text(d: dt.datetime, *, weekday: bool = False, year: bool = True) -> str:
+    """``"3 Nov 2026 23:20"``, ``"Tue 3 Nov 2026 23:20"``, ``"Tue 3 Nov 23:20"``."""
+    return f"{day_month(d, weekday=weekday, year=year)} {clock_text(d)}"
+
+
+def long_date_time(d: dt.datetime) -> str:
+    """``"Tuesday 3 November 2026, 23:22"``: a date spelled out in full."""
+    day = f"{day_name(d, short=False)} {d.day} {month_name(d, short=False)} {d.year}"
+    return f"{day}, {clock_text(d)}"
+
+
 def local_day_time(t: float, now: float) -> str:
     """A local clock time named by its day when not today: ``"20:38"``,
     ``"tomorrow 01:38"``, ``"Fri 09:00"`` (within a week), ``"3 Dec 09:00"``."""
     when, today = dt.datetime.fromtimestamp(t), dt.datetime.fromtimestamp(now)
     days = (when.date() - today.date()).days
-    clock = when.strftime("%H:%M")
+    clock = clock_text(when)
     if days == 0:
         return clock
     if days == 1:
@@ -40,9 +87,8 @@ def local_day_time(t: float, now: float) -> str:
     if days == -1:
         return f"yesterday {clock}"
     if 1 < days < 7:
-        return f"{when:%a} {clock}"
-    year = f" {when.year}" if when.year != today.year else ""
-    return f"{when.day} {when:%b}{year} {clock}"
+        return f"{day_name(when)} {clock}"
+    return f"{day_month(when, year=when.year != today.year)} {clock}"
 
 
 def local_time_text(t: float, now: float) -> str:

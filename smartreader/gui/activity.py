@@ -76,6 +76,7 @@ from smartreader.gui.charts import (
 )
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 from smartreader.net.parse import is_cap_note
+from smartreader.text import clock_text, date_time_text, day_month, day_name
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +104,10 @@ def format_time(t: float | None, now: float | None = None, *, seconds: bool = Tr
     when = dt.datetime.fromtimestamp(t)
     today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
     if when.date() == today:
-        return when.strftime("%H:%M:%S" if seconds else "%H:%M")
+        return clock_text(when, seconds=seconds)
     if abs((when.date() - today).days) < 7:
-        return when.strftime("%a %H:%M")
-    return when.strftime("%d %b %Y %H:%M")
+        return f"{day_name(when)} {clock_text(when)}"
+    return date_time_text(when)
 
 
 def _error_color(pal: QPalette) -> QColor:
@@ -436,12 +437,13 @@ class FeedActivityView(QWidget):
             self.rate.set(
                 _per_day(rate),
                 f"items per day (estimated) · nothing new since {since}",
-                "The estimate remembers earlier weeks and falls slowly while checks find nothing.",
+                "The estimate remembers earlier weeks. A silence much longer than they "
+                "explain lowers it at once, and the first new item brings it back.",
                 warn=warn,
             )
             notes.append(
                 f"Nothing new since {since} ({empty} check{'' if empty == 1 else 's'} "
-                "found nothing); the rate and rhythm above describe its earlier posts."
+                "found nothing); the rhythm above describes its earlier posts."
             )
         else:
             self.rate.set(_per_day(rate), "items per day (estimated)")
@@ -466,14 +468,15 @@ class FeedActivityView(QWidget):
         every = humanize_duration(86400 / share) if share > 0 else "—"
         normal_tip = f"About one fetch every {every} on average, placed where posts are expected."
         if failing:
-            # The share is what it gets once it works again; while it fails, each
-            # retry waits longer than the last.
+            # While it fails the scheduler gives it only what its back-off uses
+            # (the share above); the rest goes to the feeds that answer.
             self.share.set(
                 "backing off",
                 f"next check {next_check} · {errors} failed in a row",
-                f"While its checks fail, each retry waits longer than the last. When it "
-                f"works again it gets {_per_day(share)} fetches/day "
-                f"({pct:.1f} % of {budget:g}).",
+                f"While its checks fail, each retry waits longer than the last (up to "
+                f"a day), so it uses at most {_per_day(share)} fetches/day "
+                f"({pct:.1f} % of {budget:g}); the rest of its share goes to the feeds "
+                "that answer, and comes back when it works again.",
                 warn=warn,
             )
         elif errors:
@@ -523,7 +526,7 @@ class FeedActivityView(QWidget):
         )
         for t in upcoming[:12]:
             when = dt.datetime.fromtimestamp(t)
-            it = QListWidgetItem(f"{when:%a %H:%M}  ·  {humanize_in(t, now)}")
+            it = QListWidgetItem(f"{day_name(when)} {clock_text(when)}  ·  {humanize_in(t, now)}")
             it.setData(Qt.ItemDataRole.UserRole, float(t))
             self.planned.addItem(it)
         if not upcoming:
@@ -598,7 +601,7 @@ class FeedActivityView(QWidget):
             t = it.data(Qt.ItemDataRole.UserRole)
             if t is not None:
                 when = dt.datetime.fromtimestamp(t)
-                it.setText(f"{when:%a %H:%M}  ·  {humanize_in(t, now)}")
+                it.setText(f"{day_name(when)} {clock_text(when)}  ·  {humanize_in(t, now)}")
 
 
 class OverviewView(QWidget):
@@ -1109,11 +1112,13 @@ class ActivityPanel(QWidget):
             }
             if ex is not None:
                 share = float(ex.share_per_day)
+                failing = int(getattr(feed, "error_count", 0) or 0) >= FAILING_AFTER
                 row.update(
                     rate=float(ex.rate_per_day),
                     share=share,
                     pct=100.0 * share / budget if budget > 0 else 0.0,
-                    delay=float(ex.expected_delay_s),
+                    # a feed that keeps failing delivers nothing: no delay to expect
+                    delay=None if failing else float(ex.expected_delay_s),
                 )
                 lw = list(ex.lambda_week)
                 if len(lw) == HOURS_PER_WEEK:
@@ -1173,14 +1178,14 @@ def _quiet_since(hist: dict[str, Any], rate_per_day: float, now: float) -> tuple
 
 
 def _day_text(t: float, now: float) -> str:
-    """A local date a person says: "14:05" today, "Mon 3 Nov", "3 Nov 2023"."""
+    """A local date a person says: "today 14:05", "Mon 3 Nov", "3 Nov 2023"."""
     when = dt.datetime.fromtimestamp(t)
     today = dt.datetime.fromtimestamp(now).date()
     if when.date() == today:
-        return f"today {when:%H:%M}"
+        return f"today {clock_text(when)}"
     if when.year != today.year:
-        return f"{when.day} {when:%b %Y}"
-    return f"{when:%a} {when.day} {when:%b}"
+        return day_month(when, year=True)
+    return day_month(when, weekday=True)
 
 
 def _window_note(cap: int, hist: dict[str, Any]) -> str:

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
-from smartreader.text import count_of
+from smartreader.text import clock_text, count_of, date_time_text, day_month, day_name
 from smartreader.updater import MIN_INTERVAL_RANGE
 
 log = logging.getLogger(__name__)
@@ -56,9 +56,9 @@ def describe_window(alert: Any, now: float | None = None) -> str:
     da, db = dt.datetime.fromtimestamp(a), dt.datetime.fromtimestamp(b)
     today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
     if da.date() == db.date():
-        day = "" if da.date() == today else f"on {da:%a} "
-        return f"{day}between {da:%H:%M} and {db:%H:%M}"
-    return f"between {da:%a %H:%M} and {db:%a %H:%M}"
+        day = "" if da.date() == today else f"on {day_name(da)} "
+        return f"{day}between {clock_text(da)} and {clock_text(db)}"
+    return f"between {day_name(da)} {clock_text(da)} and {day_name(db)} {clock_text(db)}"
 
 
 DAY = 86_400.0
@@ -160,14 +160,15 @@ def alert_text(
 
 
 def describe_since(t: float, now: float | None = None) -> str:
-    """``"14:00 today"``, ``"Sat 14:00"`` (this week), ``"3 May"`` (before)."""
+    """``"14:00 today"``, ``"Sat 14:00"`` (this week), ``"3 May"`` (before),
+    ``"3 May 2025"`` (another year)."""
     d = dt.datetime.fromtimestamp(t)
     today = dt.datetime.fromtimestamp(time.time() if now is None else now).date()
     if d.date() == today:
-        return f"{d:%H:%M} today"
+        return f"{clock_text(d)} today"
     if 0 < (today - d.date()).days < 7:
-        return f"{d:%a %H:%M}"
-    return f"{d.day} {d:%b}"
+        return f"{day_name(d)} {clock_text(d)}"
+    return day_month(d, year=d.year != today.year)
 
 
 def summary_text(
@@ -319,7 +320,7 @@ class MissedBanner(Banner):
         created = getattr(self._alerts[0], "created", None)
         tip = ""
         if created:
-            when = f"{dt.datetime.fromtimestamp(created):%a %d %b %H:%M}"
+            when = date_time_text(dt.datetime.fromtimestamp(created), weekday=True, year=False)
             latest = "Latest detected" if len(self._alerts) > 1 else "Detected"
             tip = f"{latest} at the check of {when}"
         self.setToolTip(tip)
@@ -637,10 +638,11 @@ class AlertsView(QWidget):
 def _when(t: float, now: float) -> str:
     d = dt.datetime.fromtimestamp(t)
     if d.date() == dt.datetime.fromtimestamp(now).date():
-        return d.strftime("today %H:%M")
+        return f"today {clock_text(d)}"
     if (dt.datetime.fromtimestamp(now).date() - d.date()).days < 7:
-        return d.strftime("%a %H:%M")
-    return d.strftime("%d %b %H:%M")
+        return f"{day_name(d)} {clock_text(d)}"
+    # the year only when it is not this one, as in the article list
+    return date_time_text(d, year=d.year != dt.datetime.fromtimestamp(now).year)
 
 
 def notify(

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QSize, QSocketNotifier, Qt, QTimer
+from PySide6.QtCore import QLocale, QLockFile, QSize, QSocketNotifier, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import (
@@ -43,6 +43,7 @@ from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
 from smartreader.storage import backups, walguard
 from smartreader.storage.store import ensure_folder
+from smartreader.text import date_time_text
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,18 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     # The .desktop file's id (packaging/linux): Wayland shells find the icon through it.
     app.setDesktopFileName(resources.APP_ID)
     app.setWindowIcon(window_icon())
+    use_english_numbers()
     return app
+
+
+def use_english_numbers() -> None:
+    """Let Qt's widgets write numbers as the English text around them does.
+
+    The UI is English only, but spin boxes follow the system locale: under German
+    the priority weight showed "1,00" above "similarity 0.73". US English writes
+    "1.00", and spin boxes leave out group separators, so "1500 requests/day" in
+    the box matches the prose. Must run before any widget is made."""
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 def window_icon() -> QIcon:
@@ -221,7 +233,7 @@ def ask_startup_problem(problem: Any) -> str:
     box.setDetailedText(problem.detail)
     choices: dict[Any, str] = {}
     if problem.can_restore:
-        when = dt.datetime.fromtimestamp(problem.backup.created).strftime("%d %b %Y %H:%M")
+        when = date_time_text(dt.datetime.fromtimestamp(problem.backup.created))
         choices[box.addButton(f"Restore backup from {when}", QMessageBox.ButtonRole.AcceptRole)] = (
             "restore"
         )

@@ -47,6 +47,7 @@ from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QFont,
+    QFontInfo,
     QFontMetricsF,
     QImage,
     QPainter,
@@ -73,6 +74,7 @@ from PySide6.QtWidgets import (
 from smartreader.gui.safetext import tip
 from smartreader.net.fetch import is_local_host
 from smartreader.net.sanitize import ID_PREFIX, tame_stored
+from smartreader.text import long_date_time
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
@@ -81,6 +83,11 @@ except ImportError:  # pragma: no cover
 
 READ_WIDTH_PX = 720  # ~70 characters of body text
 BODY_PT = 11.0  # body text size at the normal zoom
+# The application font size the sizes here (BODY_PT, READ_WIDTH_PX, the style
+# sheet's) are meant for. With a larger or smaller system font they all grow or
+# shrink by as much (a 16 pt desktop read 11 pt articles under 16 pt menus), and
+# the user's zoom multiplies that.
+UI_REFERENCE_PT = 9.0
 MIN_SIDE_MARGIN = 28
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 # wider images are kept at this width (memory); still sharp on a 2x screen
@@ -135,6 +142,7 @@ h1.title {{ font-size: {pt(19)}; font-weight: 700; margin-top: 4px; margin-botto
 h1.title a {{ color: {text}; }}
 p.meta {{ color: {muted}; font-size: {pt(9.5)}; margin-top: 0; margin-bottom: 16px; }}
 p.imgnote {{ color: {muted}; font-size: {pt(9)}; }}
+p.empty {{ color: {muted}; font-size: {pt(12)}; margin-top: 120px; }}
 pre, code {{ font-family: monospace; background-color: {code_bg}; }}
 pre {{ padding: 8px; white-space: pre-wrap; }}
 blockquote {{ color: {muted}; margin-left: 14px; padding-left: 10px; }}
@@ -148,7 +156,7 @@ div.welcome h1 {{ font-size: {pt(20)}; }}
 def _fmt_date(t: float | None) -> str:
     if not t:
         return ""
-    return dt.datetime.fromtimestamp(t).strftime("%A %d %B %Y, %H:%M")
+    return long_date_time(dt.datetime.fromtimestamp(t))
 
 
 _NOTHING = QByteArray()  # a resource that renders as nothing (not for images, see below)
@@ -561,9 +569,8 @@ class ArticleView(QWidget):
 
     def show_empty(self, text: str = "No article selected") -> None:
         self.show_page(
-            f"<table width='100%' height='100%'><tr><td align='center' valign='middle'>"
-            f"<p style='color:{self.palette().color(QPalette.ColorRole.PlaceholderText).name()};"
-            f" font-size:12pt; margin-top:120px'>{html.escape(text)}</p></td></tr></table>"
+            "<table width='100%' height='100%'><tr><td align='center' valign='middle'>"
+            f"<p class='empty'>{html.escape(text)}</p></td></tr></table>"
         )
 
     def show_welcome(self, *, demo_available: bool = False) -> None:
@@ -658,12 +665,22 @@ class ArticleView(QWidget):
     def zoom_reset(self) -> None:
         self.set_zoom(1.0)
 
+    def _scale(self) -> float:
+        """What the text sizes and the column width are multiplied by: the zoom
+        times the application font's size against ``UI_REFERENCE_PT``."""
+        font = self.browser.font()
+        size = font.pointSizeF()
+        if size <= 0:  # a font set in pixels
+            size = QFontInfo(font).pointSizeF()
+        return self.zoom * (size / UI_REFERENCE_PT if size > 0 else 1.0)
+
     def _render(self) -> None:
         doc = self.browser.document()
+        scale = self._scale()
         font = QFont(self.browser.font())
-        font.setPointSizeF(BODY_PT * self.zoom)
+        font.setPointSizeF(BODY_PT * scale)
         doc.setDefaultFont(font)
-        doc.setDefaultStyleSheet(_css(self.palette(), self.zoom))
+        doc.setDefaultStyleSheet(_css(self.palette(), scale))
         scroll = self.browser.verticalScrollBar().value()
         self.browser.blocked_images = 0
         if self._page is not None:
@@ -717,7 +734,8 @@ class ArticleView(QWidget):
         return width
 
     def _side_margin(self) -> int:
-        return max(MIN_SIDE_MARGIN, (self._pane_width() - round(READ_WIDTH_PX * self.zoom)) // 2)
+        column = round(READ_WIDTH_PX * self._scale())
+        return max(MIN_SIDE_MARGIN, (self._pane_width() - column) // 2)
 
     def _column_width(self) -> int:
         return self._pane_width() - 2 * self._side_margin()
@@ -766,7 +784,7 @@ class ArticleView(QWidget):
             elif _has_anchor(self.browser.document(), target):
                 self.browser.scrollToAnchor(target)  # puts it at the very top edge;
                 bar = self.browser.verticalScrollBar()  # leave a line's room above
-                bar.setValue(bar.value() - round(BODY_PT * self.zoom * 2))
+                bar.setValue(bar.value() - round(BODY_PT * self._scale() * 2))
             elif self.entry.link:  # no such target here: the page has it, maybe
                 self._open_url(url)
         # Anything else (file:, javascript:, relative) is ignored on purpose.
@@ -802,7 +820,8 @@ class ArticleView(QWidget):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        # FontChange: the application's font size changed (see UI_REFERENCE_PT)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self._render()
 
     def sizeHint(self) -> QSize:

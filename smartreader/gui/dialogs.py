@@ -43,9 +43,9 @@ from PySide6.QtWidgets import (
 
 from smartreader.errors import SmartReaderError
 from smartreader.gui.safetext import ask, plain_label
-from smartreader.gui.settings import KEEP_CHOICES
+from smartreader.gui.settings import KEEP_CHOICES, open_size
 from smartreader.subscriptions import feed_address
-from smartreader.text import count_of
+from smartreader.text import count_of, date_time_text
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ class AddFeedDialog(QDialog):
 def _fmt_time(t: float | None) -> str:
     if not t:
         return "never"
-    return dt.datetime.fromtimestamp(t).strftime("%a %d %b %Y %H:%M")
+    return date_time_text(dt.datetime.fromtimestamp(t), weekday=True)
 
 
 # A feed's own limit for its read articles (days; 0 keeps them all, unread too):
@@ -359,7 +359,6 @@ class FeedPropertiesDialog(QDialog):
         feed = store.feed(feed_id)
         self.feed = feed
         self.setWindowTitle(f"Properties — {feed.display_title}")
-        self.setMinimumWidth(520)
         lay = QVBoxLayout(self)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
@@ -442,6 +441,8 @@ class FeedPropertiesDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
+        # room for a long address beside the labels, at any font size
+        open_size(self, max(520, self.fontMetrics().averageCharWidth() * 85))
 
     @staticmethod
     def _info_html(feed: Any, overlaps: Sequence[str] = ()) -> str:

@@ -52,6 +52,7 @@ from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QFont,
+    QFontMetrics,
     QGuiApplication,
     QIcon,
     QKeyEvent,
@@ -66,6 +67,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QFileDialog,
+    QFrame,
     QHeaderView,
     QInputDialog,
     QLineEdit,
@@ -360,6 +362,15 @@ def _width(saved: Any, default: int) -> int:
     return w if 24 <= w <= 2000 else default
 
 
+def date_width(table: QTableView) -> int:
+    """What the list's Date column needs for its widest short dates, in bold (an
+    unread row): at 16 pt a fixed 104 px cut "Yesterday" to "Yesterd…"."""
+    bold = QFont(table.font())
+    bold.setBold(True)
+    fm = QFontMetrics(bold)
+    return max(fm.horizontalAdvance(s) for s in ("Yesterday", "Wed 23:59", "28 Sep")) + 14
+
+
 class ListColumns(QObject):
     """Keeps the article list's titles readable in a narrow pane: the Feed and Date
     columns give up width (down to a floor) before the titles get less than 45 % of
@@ -373,8 +384,7 @@ class ListColumns(QObject):
         self.table = table
         self.preferred = dict(widths)
         fm = table.fontMetrics()
-        date_floor = max(fm.horizontalAdvance(s) for s in ("Yesterday", "Wed 23:59", "28 Sep"))
-        self.floor = {COL_FEED: fm.horizontalAdvance("Feed name"), COL_DATE: date_floor + 14}
+        self.floor = {COL_FEED: fm.horizontalAdvance("Feed name"), COL_DATE: date_width(table)}
         self._fitting = False
         hh = table.horizontalHeader()
         for col, w in widths.items():
@@ -572,6 +582,7 @@ class MainWindow(QMainWindow):
             self,
             title_for=self._feed_title,
             notifications=bool(prefs.get("notifications")),
+            store=store,  # its quiet periods outlive a restart
         )
         self.tray.showRequested.connect(self.show_window)
         self.tray.refreshRequested.connect(self.refresh_all)
@@ -660,10 +671,12 @@ class MainWindow(QMainWindow):
         hh.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
         hh.setSectionResizeMode(COL_FEED, QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(COL_DATE, QHeaderView.ResizeMode.Interactive)
+        # the Date column's first width fits the dates in this font (16 pt needs more)
+        dated = max(104, date_width(self.list))
         self.list_columns = ListColumns(
             self.list,
             {COL_FEED: _width(self.prefs.get("list/feed_width"), 130),
-             COL_DATE: _width(self.prefs.get("list/date_width"), 104)},
+             COL_DATE: _width(self.prefs.get("list/date_width", dated), dated)},
         )  # fmt: skip
         hh.setHighlightSections(False)
         # Selection, not the current index: focusing the list makes its first row
@@ -696,8 +709,7 @@ class MainWindow(QMainWindow):
         ml.addWidget(self.error_banner)
         ml.addWidget(self.banner)
         ml.addWidget(self.list, 1)
-        # Below this the titles of a mixed list (beside feed and date) are unreadable.
-        middle.setMinimumWidth(self.fontMetrics().averageCharWidth() * 45)
+        self.middle = middle
 
         self.article_view = ArticleView(open_url=self._open_url)
         self.article_view.actionRequested.connect(self._welcome_action)
@@ -730,11 +742,15 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(middle)
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([230, 440, 630])
+        # Every pane stretches: the splitter then keeps their proportions as the window
+        # grows or shrinks (it shares by the panes' sizes; a factor only says whether a
+        # pane stretches). A fixed-width tree stayed 230 px on a 1920 px screen and,
+        # once squeezed to its minimum (a small window, a large font), never grew back.
+        for i in range(3):
+            self.splitter.setStretchFactor(i, 1)
+        self.splitter.setSizes([230, 440, 630])  # the shares the first start opens with
         self.splitter.setChildrenCollapsible(False)
+        self._fit_panes_to_font()
         self.setCentralWidget(self.splitter)
         QWidget.setTabOrder(self.tree, self.list)
         QWidget.setTabOrder(self.list, self.article_view.browser)
@@ -875,8 +891,18 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
         self.progress.setVisible(False)
+        # A rule between the two texts ("Next fetch now 399 / 1500 requests today"
+        # read as one), shown with them; margins keep the texts off it.
+        self.status_rule = QFrame()
+        self.status_rule.setFrameShape(QFrame.Shape.VLine)
+        self.status_rule.setFrameShadow(QFrame.Shadow.Sunken)
+        self.status_rule.setVisible(False)
+        margin = self.fontMetrics().averageCharWidth()
+        for label in (self.next_label, self.budget_label):
+            label.setContentsMargins(margin, 0, margin, 0)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.next_label)
+        sb.addPermanentWidget(self.status_rule)
         sb.addPermanentWidget(self.budget_label)
 
     def _connect_scheduler(self) -> None:
@@ -986,6 +1012,21 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "act_add"):
             self._apply_icons()
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "splitter"):
+            self._fit_panes_to_font()
+
+    def _fit_panes_to_font(self) -> None:
+        """The panes' minimum widths, from the font: fixed ones let a 16 pt tree be
+        squeezed to 70 px (every title "…", the counts cut off)."""
+        # Below this the titles of a mixed list (beside feed and date) are unreadable.
+        self.middle.setMinimumWidth(self.fontMetrics().averageCharWidth() * 45)
+        self.tree.setMinimumWidth(self._tree_min_width())
+
+    def _tree_min_width(self) -> int:
+        """About 24 characters' width: at 16 pt a feed's icon in its folder, some
+        10 characters of its title and its unread count; at 9 pt (144 px) the
+        window still fits an 800 px screen beside the list and the reading pane."""
+        return self.tree.fontMetrics().averageCharWidth() * 24
 
     _quitting = False
 
@@ -2038,6 +2079,7 @@ class MainWindow(QMainWindow):
         else:
             self.next_label.setText(f"Next fetch {humanize_in(s.next_wakeup, time.time())}")
         self.budget_label.setText(f"{s.requests_today} / {s.budget:g} requests today")
+        self.status_rule.setVisible(True)
         self.budget_label.setToolTip(
             "Scheduled requests in the last 24 hours against the daily budget "
             "(manual refreshes are not counted)"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import hashlib
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -62,6 +63,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from smartreader.gui.safetext import tip
 from smartreader.net import favicon
+from smartreader.text import clock_text, day_month, day_name, long_date_time
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -163,35 +165,42 @@ def letter_icon(
     return icon
 
 
-def _dot_icon(color: QColor | None, size: int = 10) -> QIcon:
+# Screen scales an icon is painted for: each one drawn at its own pixel size, with its
+# devicePixelRatio set, so a 125-400 % screen never gets a smaller pixmap blown up
+# (the list's dot and star were 10/20 px ones stretched to 16 logical px: jagged at 200 %).
+ICON_SCALES = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0)
+
+
+def _drawn_icon(size: int, draw: Callable[[QPainter, float], None] | None) -> QIcon:
+    """An icon of ``size`` logical px; ``draw(painter, px)`` paints it in a px-wide square."""
     icon = QIcon()
-    for scale in (1, 2):
-        px = size * scale
+    for scale in ICON_SCALES:
+        px = round(size * scale)
         pm = QPixmap(px, px)
         pm.fill(Qt.GlobalColor.transparent)
-        if color is not None:
+        if draw is not None:
             p = QPainter(pm)
             p.setRenderHint(QPainter.RenderHint.Antialiasing)
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(color)
-            d = px * 0.64
-            p.drawEllipse(QRectF((px - d) / 2, (px - d) / 2, d, d))
+            draw(p, px)
             p.end()
+        pm.setDevicePixelRatio(px / size)
         icon.addPixmap(pm)
     return icon
 
 
-def star_icon(color: QColor, size: int = 10, *, filled: bool = True) -> QIcon:
-    icon = QIcon()
-    for scale in (1, 2):
-        px = size * scale
-        pm = QPixmap(px, px)
-        pm.fill(Qt.GlobalColor.transparent)
-        p = QPainter(pm)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        path = QPainterPath()
-        import math
+def _dot_icon(color: QColor | None, size: int = ICON_PX) -> QIcon:
+    def draw(p: QPainter, px: float) -> None:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(color)
+        d = px * 0.64
+        p.drawEllipse(QRectF((px - d) / 2, (px - d) / 2, d, d))
 
+    return _drawn_icon(size, draw if color is not None else None)
+
+
+def star_icon(color: QColor, size: int = ICON_PX, *, filled: bool = True) -> QIcon:
+    def draw(p: QPainter, px: float) -> None:
+        path = QPainterPath()
         cx = cy = px / 2
         ro, ri = px * 0.5, px * 0.21
         for i in range(10):
@@ -206,9 +215,8 @@ def star_icon(color: QColor, size: int = 10, *, filled: bool = True) -> QIcon:
         p.setPen(QPen(color, max(1.0, px * 0.08)))
         p.setBrush(color if filled else Qt.BrushStyle.NoBrush)
         p.drawPath(path)
-        p.end()
-        icon.addPixmap(pm)
-    return icon
+
+    return _drawn_icon(size, draw)
 
 
 # a feed's state as a screen reader says it (the tree shows it as a badge)
@@ -597,14 +605,12 @@ def format_when(t: float, now: float | None = None) -> str:
     d = dt.datetime.fromtimestamp(t)
     n = dt.datetime.fromtimestamp(time.time() if now is None else now)
     if d.date() == n.date():
-        return d.strftime("%H:%M")
+        return clock_text(d)
     if d.date() == (n - dt.timedelta(days=1)).date():
         return "Yesterday"  # the tooltip has the full date
     if (n.date() - d.date()).days < 7 and d <= n:
-        return d.strftime("%a %H:%M")
-    if d.year == n.year:
-        return d.strftime("%d %b")
-    return d.strftime("%d %b %Y")
+        return f"{day_name(d)} {clock_text(d)}"
+    return day_month(d, year=d.year != n.year)
 
 
 class ArticleListModel(QAbstractTableModel):
@@ -1280,7 +1286,7 @@ class ArticleListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col != COL_TITLE:
             return QApplication.palette().brush(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_DATE:
-            return dt.datetime.fromtimestamp(row.sort_time).strftime("%A %d %B %Y, %H:%M")
+            return long_date_time(dt.datetime.fromtimestamp(row.sort_time))
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_TITLE:
             return tip(row.title) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_DATE:

@@ -109,6 +109,35 @@ def curve_budgets(center: float, n: int = CURVE_POINTS) -> list[float]:
     return [10 ** (lo + (hi - lo) * i / (n - 1)) for i in range(n)]
 
 
+def open_size(dialog: QDialog, width: int) -> None:
+    """Give ``dialog`` its first size: ``width`` px or what its layout asks for,
+    whichever is wider, within the screen it opens on, and never under the
+    layout's minimum. (A ``setMinimumWidth`` replaced that minimum: at 16 pt the
+    labels were cut; and Qt's own first size is at most 2/3 of the screen's width.)"""
+    lay = dialog.layout()
+    lay.activate()
+    minimum, hint = lay.totalMinimumSize(), lay.totalSizeHint()
+    parent = dialog.parentWidget()
+    top = parent.window() if parent is not None else dialog
+    screen = top.screen()
+    room = screen.availableGeometry().size() if screen is not None else hint
+    if parent is not None:  # less the window frame, as the parent's is
+        room -= top.frameGeometry().size() - top.size()
+    w = max(minimum.width(), min(max(width, hint.width()), room.width()))
+    h = lay.totalHeightForWidth(w) if lay.hasHeightForWidth() else hint.height()
+    dialog.resize(w, max(minimum.height(), min(h, room.height())))
+
+
+def _nowrap(rich: str) -> str:
+    """``rich`` (a number with its unit: "39 % shorter", "2 h 10 min") kept on one
+    line of a word-wrapped rich-text label: "39" ended one line, "% shorter" began
+    the next. A span, so the label's text keeps its ordinary spaces."""
+    return f"<span style='white-space:nowrap'>{rich}</span>"
+
+
+NBSP = "\u00a0"  # the same for a plain-text label: "5.3 MB" stays together
+
+
 class _Prefs:
     """Reads/writes UI preferences wherever the caller keeps them."""
 
@@ -233,8 +262,7 @@ class SettingsDialog(QDialog):
         self._estimate_timer.timeout.connect(self._update_estimate)
         self._set_budget_widgets(self._initial_budget)
         self._update_estimate()
-        self.setMinimumWidth(560)
-        self.resize(self.minimumSizeHint().expandedTo(self.sizeHint()))
+        open_size(self, 560)
 
     # -- layout ------------------------------------------------------------
 
@@ -427,13 +455,13 @@ class SettingsDialog(QDialog):
             return "Starred articles are always kept.", 0
         text = (
             f"Starred articles are always kept. Your database holds "
-            f"{count_of(n, 'article')} in {size / 1e6:,.1f} MB."
+            f"{count_of(n, 'article')} in {size / 1e6:,.1f}{NBSP}MB."
         )
         free = on_disk - size
         if free >= COMPACT_MIN_FREE:
             text += (
-                f" Its file takes {on_disk / 1e6:,.1f} MB: compacting gives about "
-                f"{free / 1e6:,.1f} MB back to the disk."
+                f" Its file takes {on_disk / 1e6:,.1f}{NBSP}MB: compacting gives about "
+                f"{free / 1e6:,.1f}{NBSP}MB back to the disk."
             )
         return text, max(0, free)
 
@@ -523,15 +551,19 @@ class SettingsDialog(QDialog):
             smart, fixed = est
             gain = ""
             if fixed > 0 and smart < fixed:
-                gain = f" — <b>{100 * (1 - smart / fixed):.0f} % shorter</b>"
+                gain = f" — {_nowrap(f'<b>{100 * (1 - smart / fixed):.0f} % shorter</b>')}"
             usable = self.usable_per_day()
             # past what the feeds can take, the fixed interval is every feed at its
             # minimum: it spends only the usable requests, not the whole budget
-            same = "the same requests" if b <= usable else f"the {usable:,} usable requests"
+            # request counts ungrouped, as the spin box shows them: "1,500" beside a
+            # box showing "1500" reads as 1.5 to much of Europe
+            same = "the same requests" if b <= usable else f"the {usable} usable requests"
+            per_day = f"<b>{b:.0f}</b> {'request' if b == 1 else 'requests'}/day"
             self.estimate.setText(
-                f"With <b>{b:,.0f}</b> {'request' if b == 1 else 'requests'}/day, new items "
-                f"reach you after <b>{humanize_duration(smart)}</b> on average; checking "
-                f"every feed at a fixed interval with {same}: {humanize_duration(fixed)}{gain}."
+                f"With {_nowrap(per_day)}, new items reach you after "
+                f"{_nowrap(f'<b>{humanize_duration(smart)}</b>')} "
+                "on average; checking every feed at a fixed interval with "
+                f"{_nowrap(f'{same}: {humanize_duration(fixed)}')}{gain}."
                 + self._budget_extremes_note(b, usable)
                 + self._budget_used_note(b)
             )
@@ -544,8 +576,10 @@ class SettingsDialog(QDialog):
         b = int(budget)
         if 0 < b < n:
             return (
-                f"<br>⚠ <b>Fewer requests than feeds</b>: with {count_of(b, 'request')}/day "
-                f"for {count_of(n, 'feed')}, at least {count_of(n - b, 'feed')} will be "
+                "<br>⚠ <b>Fewer requests than feeds</b>: with "
+                f"{count_of(b, 'request', grouped=False)}/day for "
+                f"{count_of(n, 'feed', grouped=False)}, at least "
+                f"{count_of(n - b, 'feed', grouped=False)} will be "
                 "checked less than once a day."
             )
         if 0 < usable < b:
@@ -553,8 +587,9 @@ class SettingsDialog(QDialog):
             if any(self._feed_min_intervals):
                 every += " or its own minimum interval"
             return (
-                f"<br>⚠ <b>Above about {usable:,}/day nothing changes</b> unless you lower "
-                f"the minimum interval: {count_of(n, 'feed')}, each checked at most every "
+                f"<br>⚠ <b>Above about {usable}/day nothing changes</b> unless you lower "
+                "the minimum interval: "
+                f"{_nowrap(count_of(n, 'feed', grouped=False))}, each checked at most every "
                 f"{every}."
             )
         return ""
@@ -571,11 +606,13 @@ class SettingsDialog(QDialog):
         if free is None or free <= now + 60:
             return ""
         if math.isfinite(free):
-            when = f"for {humanize_duration(free - now)}, until {local_day_time(free, now)}"
+            when = (
+                f"for {_nowrap(humanize_duration(free - now))}, until {local_day_time(free, now)}"
+            )
         else:
             when = "until you raise it again"
         return (
-            f"<br><b>The last 24 hours already used {self.updater.requests_today():,}"
+            f"<br><b>The last {_nowrap('24 hours')} already used {self.updater.requests_today()}"
             f" requests</b>: with this budget no feed is checked {when}."
         )
 

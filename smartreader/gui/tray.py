@@ -6,12 +6,15 @@ Created only where ``QSystemTrayIcon.isSystemTrayAvailable()``; elsewhere
 Results from background polling are gathered for a moment and announced in one
 message, so a run that updates 30 feeds makes one notification, not 30; manual
 refreshes are not announced (the user is looking). Missed-item alerts of one feed
-are announced at most once a day while they stay open (``ALERT_QUIET_S``).
+are announced at most once a day while they stay open (``ALERT_QUIET_S``); given
+the store, when each feed was last announced is kept in its settings
+(``ALERT_MEMORY_KEY``), so a restart does not announce the same open alerts again.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -29,7 +32,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from smartreader.errors import SmartReaderError
 from smartreader.gui.alerts import CheckLimit, advice, notify
+from smartreader.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +45,10 @@ ICON_SIZE = 64
 # (undismissed): the banner and the Alerts view sum them up. Dismissing the feed's
 # alerts ends the quiet period.
 ALERT_QUIET_S = 24 * 3600.0
+# Store setting: {"<feed id>": [announced at (fetch time), the feed's added_at]}.
+# added_at tells a feed from a later one that reused its id (SQLite hands a
+# deleted feed's id to the next one when it was the highest).
+ALERT_MEMORY_KEY = "tray_alert_announced"
 
 
 def app_icon(size: int = ICON_SIZE) -> QIcon:
@@ -115,6 +124,7 @@ class TrayIcon(QObject):
         title_for: Callable[[int], str] | None = None,
         notifications: bool = True,
         gather_ms: int = 1500,
+        store: Store | None = None,
     ) -> None:
         super().__init__(parent)
         self.base_icon = base_icon if base_icon is not None else app_icon()
@@ -122,8 +132,10 @@ class TrayIcon(QObject):
         self.notifications = notifications
         self.unread = 0
         self._new: Counter[int] = Counter()
-        # feed id → when (fetch time) its last missed-item alert was announced
-        self._alert_announced: dict[int, float] = {}
+        self.store = store
+        # feed id → (when, as its fetch time, its last missed-item alert was
+        # announced; the feed's added_at, None without a store)
+        self._alert_announced: dict[int, tuple[float, float | None]] = self._load_announced()
         self._gather = QTimer(self)
         self._gather.setSingleShot(True)
         self._gather.setInterval(gather_ms)
@@ -208,10 +220,12 @@ class TrayIcon(QObject):
             return False
         fid = int(result.feed_id)
         at = float(result.fetched_at)
+        added = self._added_at(fid)
         last = self._alert_announced.get(fid)
-        if last is not None and 0 <= at - last < ALERT_QUIET_S:
+        if last is not None and last[1] == added and 0 <= at - last[0] < ALERT_QUIET_S:
             return False
-        self._alert_announced[fid] = at
+        self._alert_announced[fid] = (at, added)
+        self._save_announced()
         n = max(1, round(float(result.missed_estimate)))
         what = (
             f"About {n} item{'s' if n != 1 else ''} scrolled out of the feed before they were seen"
@@ -229,7 +243,57 @@ class TrayIcon(QObject):
         """The feeds that have open alerts now: the others' alerts were dismissed,
         so their next one is announced again."""
         keep = {int(f) for f in feed_ids}
-        self._alert_announced = {f: t for f, t in self._alert_announced.items() if f in keep}
+        kept = {f: v for f, v in self._alert_announced.items() if f in keep}
+        if kept != self._alert_announced:
+            self._alert_announced = kept
+            self._save_announced()
+
+    # -- the announced alerts across restarts ------------------------------------------
+
+    def _added_at(self, feed_id: int) -> float | None:
+        if self.store is None:
+            return None
+        try:
+            return float(self.store.feed(feed_id).added_at)
+        except SmartReaderError:  # deleted meanwhile, or the database is busy
+            return None
+
+    def _load_announced(self) -> dict[int, tuple[float, float | None]]:
+        """The store's record, without the feeds that are gone (or whose id a new
+        feed has taken) and those with no open alert left (dismissed meanwhile,
+        from the CLI or before the last quit): their next alert is news again."""
+        if self.store is None:
+            return {}
+        try:
+            raw = self.store.get_setting(ALERT_MEMORY_KEY, {})
+            added = {f.id: float(f.added_at) for f in self.store.feeds(with_state=False)}
+            open_ = {a.feed_id for a in self.store.alerts()}
+        except SmartReaderError as e:
+            log.warning("cannot read when alerts were last announced: %s", e)
+            return {}
+        out: dict[int, tuple[float, float | None]] = {}
+        for key, value in (raw if isinstance(raw, dict) else {}).items():
+            try:  # a hand-edited or damaged row only costs a repeated notification
+                fid, at, feed_added = int(key), float(value[0]), float(value[1])
+            except (TypeError, ValueError, IndexError, KeyError):
+                continue
+            if math.isfinite(at) and fid in open_ and added.get(fid) == feed_added:
+                out[fid] = (at, feed_added)
+        if len(out) != len(raw if isinstance(raw, dict) else ()):
+            self._write_announced(out)
+        return out
+
+    def _save_announced(self) -> None:
+        self._write_announced(self._alert_announced)
+
+    def _write_announced(self, entries: dict[int, tuple[float, float | None]]) -> None:
+        if self.store is None:
+            return
+        value = {str(f): [at, added] for f, (at, added) in entries.items() if added is not None}
+        try:
+            self.store.set_setting(ALERT_MEMORY_KEY, value)
+        except SmartReaderError as e:  # a full disk, a busy database: kept for this run
+            log.warning("cannot save when alerts were last announced: %s", e)
 
     def pending(self) -> dict[int, int]:
         return dict(self._new)

@@ -27,6 +27,12 @@ from smartreader.sim.policies import POLICIES, SELF_PACED
 from smartreader.sim.replay import ReplayResult, replay
 from smartreader.sim.world import FloatArray, load_capacities, load_trace
 
+# --help is plain text (the module docstring's first line is reST)
+DESCRIPTION = (
+    "Replay a posting-time trace against polling policies. It reads only the trace "
+    "files it is given and uses no data folder."
+)
+
 
 def _policies(text: str) -> list[str]:
     known = (*POLICIES, *CONTENT_POLICIES)
@@ -53,7 +59,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=["smart"],
         help=f"one of {', '.join(POLICIES)}, a comma list, or all (default smart)",
     )
-    p.add_argument("--warmup-days", type=float, default=14.0)
+    p.add_argument(
+        "--warmup-days",
+        type=float,
+        default=14.0,
+        metavar="DAYS",
+        help="days every policy learns from before delay and missed items are measured "
+        "(default 14)",
+    )
     p.add_argument(
         "--fetch-log",
         type=Path,
@@ -76,7 +89,7 @@ def add_replay_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "replay",
         help="replay a posting trace against polling policies (smart, fixed, peers)",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=DESCRIPTION,
     )
     add_arguments(p)
     return p
@@ -212,6 +225,6 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="smartreader replay", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="smartreader replay", description=DESCRIPTION)
     add_arguments(p)
     return run_replay(p.parse_args(argv))

@@ -11,6 +11,9 @@ from smartreader.storage.store import DB_NAME
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The data folder, first found of: ``override`` (``--data-dir``), the
+    ``SMARTREADER_DATA_DIR`` environment variable, the platform's user data folder.
+    ``smartreader --help`` and the README describe this order: keep them in step."""
     if override:
         return Path(override).expanduser()
     env = os.environ.get("SMARTREADER_DATA_DIR")

@@ -45,7 +45,8 @@ def subscribed(capsys, tmp_path, data):
 @pytest.mark.parametrize(
     ("target", "reason"),
     [
-        ("no/such/dir/subs.opml", "No such file or directory"),
+        # a missing folder is created: tests/e2e/test_cli_target_folders.py
+        ("a-file/deeper/subs.opml", "Not a directory"),
         ("a-folder", "it is a folder"),
         ("a-file/subs.opml", "Not a directory"),
     ],

@@ -181,12 +181,31 @@ def test_a_failing_feed_shows_its_back_off_not_a_healthy_share(store, open_panel
     assert "28 failed in a row" in view.share.detail.text()
     assert "next check" in view.share.detail.text()
     assert dt.datetime.fromtimestamp(nxt).strftime("%H:%M") in view.share.detail.text()
-    # the share it would get is still said, where it applies: once it works again
+    # it gets only what its back-off uses (one check a day by now); the rest of
+    # its share went to the feeds that answer, and comes back when it does
+    assert ex.share_per_day <= 1.0 + 1e-6
+    assert "at most 1.00 fetches/day" in view.share.toolTip()
     assert "works again" in view.share.toolTip()
     assert view.delay.value.text() == "—"
     assert view.delay.detail.text() == f"failing since {_local_day(first_error)}"
     assert "HTTP 500" in view.delay.toolTip()
     assert view.share.warned and view.delay.warned
+    # the overview agrees: its back-off share, and no delay to expect
+    panel.set_feed(None)
+    ov = panel.overview
+    qtbot_wait_rows(ov, 1)
+    row = [ov.proxy.index(0, c).data() for c in range(len(ov.COLUMNS))]
+    assert row[0] == "broken" and float(row[2]) <= 1.0 and row[4] == "—", row
+
+
+def qtbot_wait_rows(ov, n: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + 5
+    while ov.proxy.rowCount() < n and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+    assert ov.proxy.rowCount() == n
 
 
 def test_a_new_feed_shows_the_empty_state_until_it_is_read(store, open_panel):

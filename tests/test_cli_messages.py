@@ -1,0 +1,32 @@
+"""Small wording of the CLI's output (audit s33 B: item 13). Before: ``explain``
+of a feed with no history printed "rhythm: — — not enough history", and
+``feeds`` on an empty folder named ``add`` but not ``import``. A real store, no
+network (``import --no-fetch``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from smartreader.cli import main
+
+
+def test_feeds_on_an_empty_folder_names_add_and_import(tmp_path: Path, capsys) -> None:
+    assert main(["feeds", "--data-dir", str(tmp_path / "data")]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""  # stdout stays empty for scripts
+    assert "`smartreader add ADDRESS`" in err and "`smartreader import FILE.opml`" in err
+
+
+def test_explain_without_history_gives_the_reason_once(tmp_path: Path, capsys) -> None:
+    data = str(tmp_path / "data")
+    src = tmp_path / "one.opml"
+    src.write_text(
+        '<?xml version="1.0"?><opml version="2.0"><body>'
+        '<outline type="rss" text="Only" xmlUrl="https://e.example/feed"/></body></opml>'
+    )
+    assert main(["import", "--no-fetch", str(src), "--data-dir", data]) == 0
+    capsys.readouterr()
+    assert main(["explain", "1", "--data-dir", data]) == 0
+    out = capsys.readouterr().out
+    assert "  rhythm: not enough history\n" in out
+    assert "— —" not in out
