@@ -121,6 +121,13 @@ def requests_per_24h(budget_per_day: float) -> int:
     return math.floor(budget_per_day + 1e-9)
 
 
+def fetch_ceiling(min_interval: float, plan_bins: int = 2016) -> float:
+    """The most fetches a day a feed can be planned: once per minimum interval, and
+    at most once per placement bin (5 min by default: a 2-min minimum interval
+    promised 720/day of which the weekly plan could hold 288)."""
+    return min(DAY / min_interval, plan_bins / 7.0)
+
+
 def _utc(t: float) -> str:
     """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
@@ -488,7 +495,7 @@ class Scheduler:
             weights[i] = f.weight
             c = self._cap(f)
             caps[i] = c if c > 0 else np.inf
-            ceil[i] = DAY / self._min_int(f)
+            ceil[i] = fetch_ceiling(self._min_int(f), cfg.plan_bins)
             if f.err_count > 0:
                 # a failing feed is fetched only as its back-off allows: the rest
                 # of its share goes to the feeds that answer
@@ -1175,7 +1182,7 @@ class Scheduler:
         peak = np.array([float(lam.reshape(7, 24).sum(1).max()) for lam in lams])
         hourly = np.stack([lam.reshape(7, 24).mean(0) for lam in lams])
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
-        ceil = np.array([DAY / self._min_int(f, mi) for f in feeds])
+        ceil = np.array([fetch_ceiling(self._min_int(f, mi), self.config.plan_bins) for f in feeds])
         w = np.array([f.weight for f in feeds])
         k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day)
         k = np.maximum(k, 1e-9)

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from smartreader.core.scheduler import fetch_ceiling
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
@@ -61,9 +62,9 @@ def describe_window(alert: Any, now: float | None = None) -> str:
     return f"between {day_name(da)} {clock_text(da)} and {day_name(db)} {clock_text(db)}"
 
 
-DAY = 86_400.0
-# A share within 5 % of 86400 / min_interval counts as "at the ceiling": the
-# allocation lands on it exactly, and the weekly reshaping may trim it a little.
+# A share within 5 % of the scheduler's ceiling (once per minimum interval, at most
+# every 5 min) counts as "at the ceiling": the allocation lands on it exactly, and
+# the weekly reshaping may trim it a little.
 AT_CEILING = 0.95
 
 
@@ -86,8 +87,9 @@ def check_limit(
     """The limit on a feed with this share (fetches/day) and minimum interval
     (seconds); None when nothing stops it from getting more checks. ``starved``
     is asked only below the ceiling (``Updater.summary`` weighs every feed)."""
-    if min_interval > 0 and share_per_day >= AT_CEILING * DAY / min_interval:
-        return CheckLimit("interval", min_interval)
+    if min_interval > 0 and share_per_day >= AT_CEILING * fetch_ceiling(min_interval):
+        # the interval it is really checked at (a 2-min minimum still means 5 min)
+        return CheckLimit("interval", max(min_interval, 86_400.0 / fetch_ceiling(min_interval)))
     if starved():
         return CheckLimit("budget", min_interval)
     return None

@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
-from smartreader.core.scheduler import requests_per_24h
+from smartreader.core.scheduler import fetch_ceiling, requests_per_24h
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.storage.store import COMPACT_STOPPED
@@ -492,7 +492,8 @@ class SettingsDialog(QDialog):
         A larger budget changes nothing."""
         default = self.min_interval_s()
         return sum(
-            math.floor(86400 / max(60.0, mi if mi else default)) for mi in self._feed_min_intervals
+            math.floor(fetch_ceiling(max(60.0, mi if mi else default)))
+            for mi in self._feed_min_intervals
         )
 
     def min_interval_s(self) -> float:

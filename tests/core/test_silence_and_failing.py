@@ -192,3 +192,25 @@ def test_a_fetch_a_little_late_does_not_skip_the_next_planned_point():
     last_day = [t for t in fetched if t > T0 + 2 * DAY]
     assert len(last_day) >= 0.9 * share
     assert min(np.diff(fetched)) >= 300.0 - 1e-6
+
+
+def test_a_share_never_exceeds_what_the_placement_grid_can_hold():
+    """A 2-minute minimum interval allowed a share of 720/day; the weekly plan's
+    5-minute grid holds 288, so the page promised fetches that never came."""
+    cfg = SchedulerConfig(budget_per_day=10_000, min_interval=120.0)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("busy", host="h", capacity=50)
+    posted = [T0 - DAY + k * 60.0 for k in range(1440 * 4)]
+    fetched: list[float] = []
+
+    def respond(fid: str, now: float) -> FetchObservation:
+        prev = fetched[-1] if fetched else 0.0
+        fetched.append(now)
+        window = [p for p in posted if p <= now][-50:]
+        return ok(now, [ItemSighting(f"{p:.0f}", p, p > prev) for p in window])
+
+    drive(sched, T0 + 2 * DAY, respond, start=T0)
+    share = sched.explain("busy", T0 + 2 * DAY).share_per_day
+    assert share == pytest.approx(cfg.plan_bins / 7.0)
+    last_day = [t for t in fetched if t > T0 + DAY]
+    assert len(last_day) >= 0.95 * share

@@ -157,6 +157,8 @@ def test_check_limit_decides_from_share_and_interval():
     asked = []
     check_limit(96.0, 900.0, lambda: asked.append(1) or True)
     assert asked == []  # at the ceiling the (costlier) starved question is not asked
+    # below 5 min the plan's grid is the ceiling: 288/day, said as every 5 min
+    assert check_limit(288.0, 120.0) == CheckLimit("interval", 300.0)
 
 
 def test_alerts_view_dismisses_a_feeds_alerts_together(env, qtbot, two_feeds):
