@@ -897,9 +897,7 @@ class MainWindow(QMainWindow):
         self.status_rule.setFrameShape(QFrame.Shape.VLine)
         self.status_rule.setFrameShadow(QFrame.Shadow.Sunken)
         self.status_rule.setVisible(False)
-        margin = self.fontMetrics().averageCharWidth()
-        for label in (self.next_label, self.budget_label):
-            label.setContentsMargins(margin, 0, margin, 0)
+        self._fit_status_to_font()
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.next_label)
         sb.addPermanentWidget(self.status_rule)
@@ -1014,6 +1012,14 @@ class MainWindow(QMainWindow):
             self._apply_icons()
         if event.type() == QEvent.Type.FontChange and hasattr(self, "splitter"):
             self._fit_panes_to_font()
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "budget_label"):
+            self._fit_status_to_font()
+
+    def _fit_status_to_font(self) -> None:
+        """A character's width around each status text, off the rule between them."""
+        margin = self.fontMetrics().averageCharWidth()
+        for label in (self.next_label, self.budget_label):
+            label.setContentsMargins(margin, 0, margin, 0)
 
     def _fit_panes_to_font(self) -> None:
         """The panes' minimum widths, from the font: fixed ones let a 16 pt tree be

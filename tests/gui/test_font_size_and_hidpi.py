@@ -269,3 +269,11 @@ def test_the_date_column_fits_its_dates_at_16pt(env, qtbot, app_font):
     bold.setBold(True)
     need = QFontMetrics(bold).horizontalAdvance("Yesterday")
     assert win.list.horizontalHeader().sectionSize(COL_DATE) >= need + 8
+
+
+def test_the_status_texts_margins_follow_a_font_change(env, qtbot, app_font):
+    win = env.window(start_scheduler=False)
+    small = win.budget_label.contentsMargins().left()
+    app_font(16)
+    qtbot.waitUntil(lambda: win.budget_label.contentsMargins().left() > small, timeout=2000)
+    assert win.next_label.contentsMargins().left() == win.fontMetrics().averageCharWidth()
