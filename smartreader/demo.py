@@ -65,10 +65,8 @@ LOOKBACK_HOURS = 24 * 60  # how far back the server looks to fill a window
 # "fetches/day" describes the fetch log under it. The replay's cost grows with it
 # (~0.2 ms of scheduler work per replayed fetch).
 DEMO_BUDGET_PER_DAY = 800.0
-# Under the plan's 5-min grid: the next planned point must lie min_interval after
-# the fetch, which always runs a little late, so at 300 s every point 5 min on
-# was skipped and the busiest feeds got about half the fetches their page shows.
-DEMO_MIN_INTERVAL = 120.0
+# The plan's 5-min grid: no feed can be planned more often (``fetch_ceiling``).
+DEMO_MIN_INTERVAL = 300.0
 # The history ends this long before the app opens: the real scheduler's catch-up
 # then fetches the articles published meanwhile within the first seconds, as after
 # any restart, instead of finding nothing new. The history spent the whole budget

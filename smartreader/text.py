@@ -57,6 +57,11 @@ def clock_text(d: dt.datetime, *, seconds: bool = False) -> str:
     return f"{d.hour:02d}:{d.minute:02d}" + (f":{d.second:02d}" if seconds else "")
 
 
+def day_clock(d: dt.datetime) -> str:
+    """``"Tue 09:05"``: a time within the week around today."""
+    return f"{day_name(d)} {clock_text(d)}"
+
+
 def day_month(d: dt.date, *, weekday: bool = False, year: bool = False) -> str:
     """``"3 Nov"``, ``"Tue 3 Nov"``, ``"3 Nov 2026"``, ``"Tue 3 Nov 2026"``."""
     text = f"{d.day} {month_name(d)}" + (f" {d.year}" if year else "")
@@ -87,7 +92,7 @@ def local_day_time(t: float, now: float) -> str:
     if days == -1:
         return f"yesterday {clock}"
     if 1 < days < 7:
-        return f"{day_name(when)} {clock}"
+        return day_clock(when)
     return f"{day_month(when, year=when.year != today.year)} {clock}"
 
 

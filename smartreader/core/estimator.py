@@ -186,9 +186,8 @@ class RateEstimator:
     # ---------------------------------------------------------------- estimate
     def silence_factor(self) -> float:
         """How far a silence λ cannot explain has lowered λ (1.0: not at all)."""
-        lam = self.lambda_week()
         ev = self._evidence_rate_per_hour()
-        return min(1.0, float(lam.sum()) / NSLOTS / ev) if ev > 0 else 1.0
+        return min(1.0, self.rate_per_hour() / ev) if ev > 0 else 1.0
 
     def _evidence_rate_per_hour(self) -> float:
         a0 = 0.5

@@ -121,13 +121,6 @@ def requests_per_24h(budget_per_day: float) -> int:
     return math.floor(budget_per_day + 1e-9)
 
 
-def fetch_ceiling(min_interval: float, plan_bins: int = 2016) -> float:
-    """The most fetches a day a feed can be planned: once per minimum interval, and
-    at most once per placement bin (5 min by default: a 2-min minimum interval
-    promised 720/day of which the weekly plan could hold 288)."""
-    return min(DAY / min_interval, plan_bins / 7.0)
-
-
 def _utc(t: float) -> str:
     """An epoch time for people (notes are shown verbatim in the CLI and the GUI)."""
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
@@ -192,6 +185,13 @@ class SchedulerConfig:
             raise ValueError(f"plan_bins must be a positive multiple of {NSLOTS}")
         if self.plan_starts < 1:
             raise ValueError("plan_starts must be at least 1")
+
+
+def fetch_ceiling(min_interval: float, plan_bins: int = SchedulerConfig.plan_bins) -> float:
+    """The most fetches a day a feed can be planned: once per minimum interval, and
+    at most once per placement bin (5 min by default: a 2-min minimum interval
+    promised 720/day of which the weekly plan could hold 288)."""
+    return min(DAY / min_interval, plan_bins / 7.0)
 
 
 @dataclass(frozen=True)
@@ -1069,15 +1069,16 @@ class Scheduler:
         notes = list(f.notes[-5:])
         if f.starved:
             notes.append("below minimum: budget too small")
-        notes.extend(self._wait_notes(f, now, time_text or _utc_text))
+        when = time_text or _utc_text
+        notes.extend(self._wait_notes(f, now, when))
         if f.est.total_count < 5:
             notes.append("little evidence yet: using the overall rate")
         quiet = f.est.silence_factor()
         if quiet < 0.99 and f.est.last_item_t is not None:
             notes.append(
                 f"rate lowered to {quiet:.0%} of what earlier weeks showed: nothing since "
-                f"{(time_text or _utc_text)(f.est.last_item_t, now)} is far longer than "
-                "they explain; the first new item restores it"
+                f"{when(f.est.last_item_t, now)} is far longer than they explain; the "
+                "first new item restores it"
             )
         pat = self._ensure_pattern(f, now)
         return FeedExplanation(

@@ -76,7 +76,7 @@ from smartreader.gui.charts import (
 )
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 from smartreader.net.parse import is_cap_note
-from smartreader.text import clock_text, date_time_text, day_month, day_name
+from smartreader.text import clock_text, date_time_text, day_clock, day_month
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def format_time(t: float | None, now: float | None = None, *, seconds: bool = Tr
     if when.date() == today:
         return clock_text(when, seconds=seconds)
     if abs((when.date() - today).days) < 7:
-        return f"{day_name(when)} {clock_text(when)}"
+        return day_clock(when)
     return date_time_text(when)
 
 
@@ -525,8 +525,7 @@ class FeedActivityView(QWidget):
             plan_until=max(ex.planned) if ex.planned else None,
         )
         for t in upcoming[:12]:
-            when = dt.datetime.fromtimestamp(t)
-            it = QListWidgetItem(f"{day_name(when)} {clock_text(when)}  ·  {humanize_in(t, now)}")
+            it = QListWidgetItem(_planned_text(t, now))
             it.setData(Qt.ItemDataRole.UserRole, float(t))
             self.planned.addItem(it)
         if not upcoming:
@@ -600,8 +599,7 @@ class FeedActivityView(QWidget):
             it = self.planned.item(i)
             t = it.data(Qt.ItemDataRole.UserRole)
             if t is not None:
-                when = dt.datetime.fromtimestamp(t)
-                it.setText(f"{day_name(when)} {clock_text(when)}  ·  {humanize_in(t, now)}")
+                it.setText(_planned_text(t, now))
 
 
 class OverviewView(QWidget):
@@ -1175,6 +1173,11 @@ def _quiet_since(hist: dict[str, Any], rate_per_day: float, now: float) -> tuple
     if now - last_new <= max(QUIET_MIN_S, QUIET_GAPS * gap):
         return None
     return _day_text(last_new, now), empty
+
+
+def _planned_text(t: float, now: float) -> str:
+    """A planned fetch in the list: "Wed 14:15  ·  in 2 h"."""
+    return f"{day_clock(dt.datetime.fromtimestamp(t))}  ·  {humanize_in(t, now)}"
 
 
 def _day_text(t: float, now: float) -> str:

@@ -42,7 +42,7 @@ from smartreader.core.scheduler import fetch_ceiling
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
-from smartreader.text import clock_text, count_of, date_time_text, day_month, day_name
+from smartreader.text import clock_text, count_of, date_time_text, day_clock, day_month, day_name
 from smartreader.updater import MIN_INTERVAL_RANGE
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ def describe_window(alert: Any, now: float | None = None) -> str:
     if da.date() == db.date():
         day = "" if da.date() == today else f"on {day_name(da)} "
         return f"{day}between {clock_text(da)} and {clock_text(db)}"
-    return f"between {day_name(da)} {clock_text(da)} and {day_name(db)} {clock_text(db)}"
+    return f"between {day_clock(da)} and {day_clock(db)}"
 
 
 # A share within 5 % of the scheduler's ceiling (once per minimum interval, at most
@@ -169,7 +169,7 @@ def describe_since(t: float, now: float | None = None) -> str:
     if d.date() == today:
         return f"{clock_text(d)} today"
     if 0 < (today - d.date()).days < 7:
-        return f"{day_name(d)} {clock_text(d)}"
+        return day_clock(d)
     return day_month(d, year=d.year != today.year)
 
 
@@ -642,7 +642,7 @@ def _when(t: float, now: float) -> str:
     if d.date() == dt.datetime.fromtimestamp(now).date():
         return f"today {clock_text(d)}"
     if (dt.datetime.fromtimestamp(now).date() - d.date()).days < 7:
-        return f"{day_name(d)} {clock_text(d)}"
+        return day_clock(d)
     # the year only when it is not this one, as in the article list
     return date_time_text(d, year=d.year != dt.datetime.fromtimestamp(now).year)
 

@@ -1010,9 +1010,9 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "act_add"):
             self._apply_icons()
-        if event.type() == QEvent.Type.FontChange and hasattr(self, "splitter"):
-            self._fit_panes_to_font()
         if event.type() == QEvent.Type.FontChange and hasattr(self, "budget_label"):
+            # (the status bar is built after the panes: both exist once it does)
+            self._fit_panes_to_font()
             self._fit_status_to_font()
 
     def _fit_status_to_font(self) -> None:

@@ -63,7 +63,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from smartreader.gui.safetext import tip
 from smartreader.net import favicon
-from smartreader.text import clock_text, day_month, day_name, long_date_time
+from smartreader.text import clock_text, day_clock, day_month, long_date_time
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -609,7 +609,7 @@ def format_when(t: float, now: float | None = None) -> str:
     if d.date() == (n - dt.timedelta(days=1)).date():
         return "Yesterday"  # the tooltip has the full date
     if (n.date() - d.date()).days < 7 and d <= n:
-        return f"{day_name(d)} {clock_text(d)}"
+        return day_clock(d)
     return day_month(d, year=d.year != n.year)
 
 

@@ -112,15 +112,20 @@ def posting_world(stop_at: dict[str, float], fail_from: dict[str, float]):
     return respond
 
 
+def three_feeds(cfg: SchedulerConfig) -> Scheduler:
+    sched = Scheduler(cfg, T0)
+    for f in ("a", "b", "c"):
+        sched.add_feed(f, host=f)
+    return sched
+
+
 def shares(sched: Scheduler, now: float) -> dict[str, float]:
     return {f: sched.explain(f, now).share_per_day for f in ("a", "b", "c")}
 
 
 def test_a_feed_that_stopped_gives_its_share_to_the_others():
     cfg = SchedulerConfig(budget_per_day=12)
-    sched = Scheduler(cfg, T0)
-    for f in ("a", "b", "c"):
-        sched.add_feed(f, host=f)
+    sched = three_feeds(cfg)
     stop = T0 + 3 * WEEK
     drive(sched, stop, posting_world({"a": stop}, {}), start=T0)
     even = shares(sched, stop)
@@ -137,9 +142,7 @@ def test_a_feed_that_stopped_gives_its_share_to_the_others():
 
 def test_a_failing_feed_gives_its_share_to_the_others_and_gets_it_back():
     cfg = SchedulerConfig(budget_per_day=12, error_backoff_base=1800)
-    sched = Scheduler(cfg, T0)
-    for f in ("a", "b", "c"):
-        sched.add_feed(f, host=f)
+    sched = three_feeds(cfg)
     fail = T0 + 3 * WEEK
     drive(sched, fail, posting_world({}, {}), start=T0)
     even = shares(sched, fail)
@@ -157,9 +160,7 @@ def test_a_failing_feed_gives_its_share_to_the_others_and_gets_it_back():
 
 def test_explain_says_why_the_rate_fell():
     cfg = SchedulerConfig(budget_per_day=12)
-    sched = Scheduler(cfg, T0)
-    for f in ("a", "b", "c"):
-        sched.add_feed(f, host=f)
+    sched = three_feeds(cfg)
     stop = T0 + 3 * WEEK
     drive(sched, stop + 10 * DAY, posting_world({"a": stop}, {}), start=T0)
     notes = " ".join(sched.explain("a", stop + 10 * DAY).notes)
