@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from smartreader.core.estimator import HOUR, MONDAY0, NSLOTS, WEEK
 from smartreader.core.scheduler import SchedulerConfig
@@ -133,6 +134,7 @@ def replay(
     fetch_log: list[tuple[str, float, int, float]] | None = None,
     config: SchedulerConfig | None = None,
     oracle_lambdas: dict[str, FloatArray] | None = None,
+    outcomes: list[tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]] | None = None,
 ) -> ReplayResult:
     import time as _time
 
@@ -171,6 +173,8 @@ def replay(
             if fetch_log is not None:
                 fetch_log.append((str(fid), now, truth.new_items, est if alert else 0.0))
     arr, delay, missed = world.item_outcomes(end)
+    if outcomes is not None:  # per-item (arrival, delay, missed), for time-resolved reports
+        outcomes.append((arr, delay, missed))
     span = (arr >= measure_from) & (arr <= end)
     d = delay[span]
     d = d[~np.isnan(d)] / 60.0

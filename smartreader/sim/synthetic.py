@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from smartreader.core.estimator import HOUR, MONDAY0, NSLOTS, WEEK
+from smartreader.core.estimator import DAY, HOUR, MONDAY0, NSLOTS, WEEK
 
 FloatArray = npt.NDArray[np.float64]
 SHAPES = ("flat", "daily", "office", "twice", "weekly")
@@ -88,3 +88,53 @@ def generate_with_lambdas(
         caps[f"syn{i:05d}"] = int(rng.choice([10, 20, 20, 20, 50]))
         lams[f"syn{i:05d}"] = prof * rates[i] * 7.0  # a slot is one hour a week
     return trace, caps, lams
+
+
+def eu_summer_time(t: FloatArray) -> npt.NDArray[np.bool_]:
+    """Whether the EU's summer time is in force at UTC instants ``t``: from the
+    last Sunday of March to the last Sunday of October, 01:00 UTC both (the rule
+    since 1996). Written out so the sim needs no time-zone database."""
+    t = np.asarray(t, dtype=np.float64)
+    years = (t // DAY).astype("datetime64[D]").astype("datetime64[Y]")
+
+    def last_sunday_0100(month: int) -> FloatArray:
+        # the month's last day: the day before the 1st of the next month
+        first_next = years.astype("datetime64[M]") + np.timedelta64(month, "M")
+        day = first_next.astype("datetime64[D]") - np.timedelta64(1, "D")
+        # 1970-01-01 was a Thursday: weekday 3 with Monday = 0
+        wd = (day.astype(np.int64) + 3) % 7
+        sunday = day - ((wd - 6) % 7).astype("timedelta64[D]")
+        at: FloatArray = sunday.astype(np.int64) * DAY + HOUR
+        return at
+
+    return (t >= last_sunday_0100(3)) & (t < last_sunday_0100(10))
+
+
+def local_clock_trace(
+    n_feeds: int,
+    weeks: int = 12,
+    *,
+    seed: int = 0,
+    start: float = MONDAY0 + 2926 * WEEK,
+    standard_offset_s: float = HOUR,
+    clock: str = "eu",
+) -> tuple[dict[str, FloatArray], dict[str, int]]:
+    """:func:`generate`'s feeds, but posting by a wall clock ``standard_offset_s``
+    ahead of UTC: ``clock="eu"`` follows the EU's summer time, ``"standard"`` and
+    ``"summer"`` never change (the controls). All three draw the same local posting
+    times, so ``"eu"`` is identical to ``"standard"`` in winter and to ``"summer"``
+    in summer, and an hour apart from it in UTC otherwise. Local times in the hour
+    the clocks skip or repeat map to UTC by the offset just before the change."""
+    if clock not in ("eu", "standard", "summer"):
+        raise ValueError(f"unknown clock {clock!r}")
+    local, caps, _ = generate_with_lambdas(n_feeds, weeks, seed=seed, start=start)
+    trace = {}
+    for fid, tau in local.items():
+        # the local profile starts at ``start`` local time whatever the clock
+        t = tau - standard_offset_s
+        if clock == "eu":
+            t = t - HOUR * eu_summer_time(t)
+        elif clock == "summer":
+            t = t - HOUR
+        trace[fid] = np.sort(t)
+    return trace, caps
