@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,13 +31,16 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSlider,
     QSpinBox,
+    QStyle,
     QSystemTrayIcon,
     QVBoxLayout,
     QWidget,
@@ -175,6 +178,49 @@ class _Prefs:
             p.set(key, value)
 
 
+class _Pages(QScrollArea):
+    """Settings' groups, scrolled when the screen is shorter than they are: at the
+    application's 9 pt they need ~700 px, and a 1080p laptop at 150 % leaves about
+    650 (OK and Cancel were off the screen). Its size hint and height for a width
+    are the whole content's, so the dialog opens at full size where it fits; only
+    its own minimum is short."""
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setWidget(content)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def _bar(self) -> int:
+        # kept free for the vertical bar, so showing it never squeezes the content
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+
+    def _content_height(self, width: int) -> int:
+        lay = self.widget().layout()
+        if lay.hasHeightForWidth():
+            return int(lay.totalHeightForWidth(width))
+        return int(lay.totalSizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        content = self.widget().minimumSizeHint()
+        short = 8 * self.fontMetrics().height()
+        return QSize(content.width() + self._bar(), min(content.height(), short))
+
+    def sizeHint(self) -> QSize:
+        w = self.widget().sizeHint().width()
+        return QSize(w + self._bar(), self._content_height(w))
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._content_height(width - self._bar())
+
+
 class SettingsDialog(QDialog):
     """Request budget, minimum interval, notifications, tray icon, theme, data folder,
     how long articles are kept.
@@ -237,11 +283,19 @@ class SettingsDialog(QDialog):
         self._initial_keep = keep_days_of(store)
         self._curve_center: float | None = None
 
+        content = QWidget()
+        groups = QVBoxLayout(content)
+        groups.setContentsMargins(0, 0, 0, 0)
+        groups.setSpacing(10)
+        groups.addWidget(self._build_polling())
+        groups.addWidget(self._build_app())
+        groups.addWidget(self._build_data())
+        self._content = content
+        content.installEventFilter(self)
+        self.pages = _Pages(content)
         root = QVBoxLayout(self)
         root.setSpacing(10)
-        root.addWidget(self._build_polling())
-        root.addWidget(self._build_app())
-        root.addWidget(self._build_data())
+        root.addWidget(self.pages)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok
             | QDialogButtonBox.StandardButton.Cancel
@@ -266,22 +320,23 @@ class SettingsDialog(QDialog):
 
     # -- layout ------------------------------------------------------------
 
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        self._fit_minimum()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._content and event.type() == QEvent.Type.Resize:
+            self._fit_minimum()
+        return super().eventFilter(watched, event)
 
     def _fit_minimum(self) -> None:
-        """The layout's own minimum counts each wrapped label as one line: the dialog
-        could shrink until the chart lay over the rows below it. The true minimum
+        """The layout's own minimum counts each wrapped label as one line: the groups
+        could shrink until the chart lay over the rows below it. Their true minimum
         at this width: everything at its height for the width, the chart at its own
-        minimum (the chart is what gives way on a small screen)."""
-        lay = self.layout()
+        minimum (the chart is what gives way first; below that the groups scroll)."""
+        lay = self._content.layout()
         if lay is None or not lay.hasHeightForWidth():
             return
         slack = max(0, self.curve.sizeHint().height() - self.curve.minimumHeight())
-        need = lay.totalHeightForWidth(self.width()) - slack
-        if need != self.minimumHeight():
-            self.setMinimumHeight(need)
+        need = lay.totalHeightForWidth(self._content.width()) - slack
+        if need != self._content.minimumHeight():
+            self._content.setMinimumHeight(need)
 
     def _build_polling(self) -> QGroupBox:
         box = QGroupBox("Smart polling")

@@ -180,6 +180,37 @@ def test_settings_cannot_be_squeezed_below_its_contents(qtbot, request, store, a
     assert dlg.close_to_tray.width() >= dlg.close_to_tray.sizeHint().width()
 
 
+def test_settings_on_a_screen_too_short_for_it_keeps_ok_and_cancel_on_screen(
+    qtbot, request, store, app_font
+):
+    """At 16 pt its groups need ~840 px; the offscreen screen has 800. The dialog
+    opened taller than the screen, OK and Cancel below its edge. Now it opens
+    within the screen and the groups scroll; at 9 pt, where it fits, it opens
+    whole, without a scroll bar."""
+    up = Updater(store)
+    request.addfinalizer(up.close)
+    for pt, fits in ((9, True), (16, False)):
+        app_font(pt)
+        dlg = SettingsDialog(store, up)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        room = dlg.screen().availableGeometry().height()
+        need = dlg.pages.heightForWidth(dlg.pages.width())
+        assert (need <= dlg.pages.height()) == fits, (pt, need, dlg.pages.height())
+        assert dlg.height() <= room
+        bar = dlg.pages.verticalScrollBar()
+        qtbot.wait_until(lambda b=bar, f=fits: b.isVisible() != f)  # once the layout settles
+        ok = dlg.buttons.button(dlg.buttons.StandardButton.Ok)
+        assert ok.mapTo(dlg, ok.rect().bottomLeft()).y() < dlg.height()
+        bar.setValue(bar.maximum())
+        qtbot.wait(10)
+        vp = dlg.pages.viewport()
+        bottom = dlg.keep_unread.mapTo(vp, dlg.keep_unread.rect().bottomLeft()).y()
+        assert 0 < bottom <= vp.height()
+        dlg.close()
+
+
 def test_the_status_bars_two_texts_are_apart(env, qtbot):
     """ "Next fetch now" and "399 / 1500 requests today" ran together."""
     win = env.window(start_scheduler=False)
