@@ -60,3 +60,25 @@ def test_replay_hands_back_every_items_outcome() -> None:
     measured = (arr >= start + 7 * 86400) & (arr <= end) & np.isfinite(delay)
     assert np.isclose(delay[measured].mean() / 60, r.mean_delay_min)
     assert int(missed.sum()) >= r.missed
+
+
+def test_the_clock_change_benchmark_prints_equal_weeks_before_each_change(tmp_path) -> None:
+    """``benchmarks/dst.py`` at its smallest: a row per budget and change, and the
+    weeks before a change identical to the control's (same world until then)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "dst.py"
+    spec = importlib.util.spec_from_file_location("dst_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "dst.md"
+    argv = ["--seeds", "1", "--feeds", "4", "--hours", "24", "--jobs", "1", "--out", str(out)]
+    assert mod.main(argv) == 0
+    rows = [r for r in out.read_text(encoding="utf-8").splitlines() if r.startswith("| 24 h")]
+    assert len(rows) == 2  # spring and autumn
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1] == "1.000"  # week -2: the worlds are still identical
+        assert len(cells) == 1 + len(mod.SHOWN) + 1
