@@ -16,16 +16,20 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from smartreader.sim.content import CONTENT_POLICIES, DEFAULT_BETA, load_content, replay_content
+from smartreader.core.content import DEFAULT_BETA
+from smartreader.sim.content import CONTENT_POLICIES, load_content, replay_content
 from smartreader.sim.content import _line as content_line
 from smartreader.sim.policies import POLICIES, SELF_PACED
-from smartreader.sim.replay import ReplayResult, replay
-from smartreader.sim.world import FloatArray, load_capacities, load_trace
+from smartreader.sim.replay import ReplayResult, replay, trace_span
+from smartreader.sim.world import FloatArray, TraceError, load_capacities, load_trace
+
+DAY = 86400.0
 
 # --help is plain text (the module docstring's first line is reST)
 DESCRIPTION = (
@@ -35,7 +39,7 @@ DESCRIPTION = (
 
 
 def _policies(text: str) -> list[str]:
-    known = (*POLICIES, *CONTENT_POLICIES)
+    known = tuple(dict.fromkeys((*POLICIES, *CONTENT_POLICIES)))  # both list smart and fixed
     names = list(POLICIES) if text == "all" else [p.strip() for p in text.split(",") if p]
     bad = [p for p in names if p not in known]
     if bad or not names:
@@ -161,11 +165,8 @@ def _run_content(args: argparse.Namespace) -> int:
     caps = load_capacities(args.feeds)
     if args.budget is not None:
         budget = float(args.budget)
-    elif args.interval_hours > 0:
-        budget = len(content.feeds) * 24.0 / args.interval_hours
     else:
-        print("smartreader replay: --interval-hours must be positive")
-        return 2
+        budget = len(content.feeds) * 24.0 / args.interval_hours
     truth = content.novel()
     rows = [
         replay_content(
@@ -181,6 +182,34 @@ def _run_content(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    """Exit status 0; 2 for arguments or files it cannot use, with one line saying why."""
+    problem = _check_numbers(args)
+    if problem:
+        print(f"smartreader replay: {problem}")
+        return 2
+    try:
+        return _run(args)
+    except TraceError as e:
+        print(f"smartreader replay: {e}")
+        return 2
+    except OSError as e:  # missing, a folder, unreadable; or the fetch log's folder
+        print(f"smartreader replay: {e.filename or ''}: {e.strerror or e}")
+        return 2
+
+
+def _check_numbers(args: argparse.Namespace) -> str | None:
+    for flag, value in (("--budget", args.budget), ("--interval-hours", args.interval_hours)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            return f"{flag} must be a positive number"
+    if not (math.isfinite(args.warmup_days) and args.warmup_days >= 0):
+        return "--warmup-days must be 0 or more"
+    log = getattr(args, "fetch_log", None)
+    if log is not None and not log.parent.is_dir():  # found before the replay, not after
+        return f"--fetch-log: there is no folder {str(log.parent)!r}"
+    return None
+
+
+def _run(args: argparse.Namespace) -> int:
     if getattr(args, "content", None) is not None:
         if args.fetch_log:
             print("smartreader replay: --fetch-log is not available with --content")
@@ -191,16 +220,21 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"smartreader replay: {', '.join(unknown)} needs --content FILE.jsonl")
         return 2
     trace, caps = load(args.trace, args.feeds)
-    if not trace:
-        print("smartreader replay: the trace has no feeds")
-        return 1
+    if not any(a.size for a in trace.values()):
+        print(f"smartreader replay: {args.trace.name} has no items")
+        return 2
     if args.budget is not None:
         budget = float(args.budget)
     else:
-        if not args.interval_hours > 0:
-            print("smartreader replay: --interval-hours must be positive")
-            return 2
         budget = len(trace) * 24.0 / args.interval_hours
+    start, end = trace_span(trace)
+    if args.warmup_days * DAY >= end - start:
+        days = (end - start) / DAY
+        print(
+            f"smartreader replay: the trace spans {days:g} day{'' if days == 1 else 's'} and"
+            f" the warm-up {args.warmup_days:g}: nothing would be measured (see --warmup-days)"
+        )
+        return 2
     policies: list[str] = args.policy
     if len(policies) == 1:
         log: list[tuple[str, float, int, float]] | None = [] if args.fetch_log else None

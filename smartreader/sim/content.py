@@ -64,7 +64,7 @@ from smartreader.core.content import (
 from smartreader.core.models import FetchObservation
 from smartreader.core.scheduler import SchedulerConfig
 from smartreader.sim.policies import FixedPolicy, Policy, SchedulerPolicy
-from smartreader.sim.world import FloatArray, World, load_capacities
+from smartreader.sim.world import FloatArray, TraceError, World, load_capacities, parse_time
 
 DAY = 86400.0
 CONTENT_POLICIES = (
@@ -101,14 +101,27 @@ class ContentTrace:
 
 def load_content(path: str | Path, *, pairs: bool = True) -> ContentTrace:
     rows: dict[str, list[tuple[float, str, str]]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            o = json.loads(line)
-            rows.setdefault(o["feed_id"], []).append(
-                (float(o["arrival"]), o.get("title") or "", o.get("summary") or "")
-            )
+    name = Path(path).name
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    o = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise TraceError(f"{name} line {n}: not JSON ({e.msg})") from None
+                if not isinstance(o, dict) or "feed_id" not in o or "arrival" not in o:
+                    raise TraceError(f"{name} line {n}: not an item with feed_id and arrival")
+                try:
+                    arrival = parse_time(str(o["arrival"]))
+                except ValueError as e:
+                    raise TraceError(f"{name} line {n}: arrival {e}") from None
+                fid = str(o["feed_id"])
+                title, summary = str(o.get("title") or ""), str(o.get("summary") or "")
+                rows.setdefault(fid, []).append((arrival, title, summary))
+    except UnicodeDecodeError as e:
+        raise TraceError(f"{name}: not a UTF-8 text file (byte {e.start})") from None
     arrivals: dict[str, FloatArray] = {}
     terms: dict[str, list[Terms]] = {}
     for fid, items in rows.items():

@@ -10,6 +10,9 @@ same feed but had already left the window.
 from __future__ import annotations
 
 import csv
+import datetime as dt
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,21 +24,88 @@ from smartreader.core.models import FetchObservation, ItemSighting
 FloatArray = npt.NDArray[np.float64]
 
 
+class TraceError(ValueError):
+    """A trace or feeds file that cannot be read; the message names the file and,
+    where there is one, the line."""
+
+
+def _rows(path: str | Path, needed: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) of a CSV with the ``needed`` columns. Tolerates what
+    spreadsheets and other tools write: a byte-order mark, CRLF, spaces or
+    capitals around header names, blank lines."""
+    name = Path(path).name
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            header: list[str] | None = None
+            for row in reader:
+                if not any(c.strip() for c in row):
+                    continue
+                if header is None:
+                    header = [c.strip().lower() for c in row]
+                    missing = [c for c in needed if c not in header]
+                    if missing:
+                        raise TraceError(
+                            f"{name}: no {' or '.join(repr(m) for m in missing)} column"
+                            f" (the first line has: {', '.join(row)})"
+                        )
+                    continue
+                cells = dict(zip(header, (c.strip() for c in row), strict=False))
+                yield reader.line_num, cells
+    except UnicodeDecodeError as e:
+        raise TraceError(f"{name}: not a UTF-8 text file (byte {e.start})") from None
+    except csv.Error as e:
+        raise TraceError(f"{name}: not a readable CSV file ({e})") from None
+
+
+def parse_time(text: str) -> float:
+    """Epoch seconds (UTC), as the traces are written, or an ISO 8601 date-time
+    (``2026-05-25T09:00:00Z``, ``+02:00``; without an offset, UTC)."""
+    try:
+        t = float(text)
+    except ValueError:
+        try:
+            d = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not a time (epoch seconds or ISO 8601)") from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=dt.UTC)
+        t = d.timestamp()
+    if not math.isfinite(t):
+        raise ValueError(f"{text!r} is not a time")
+    return t
+
+
 def load_trace(path: str | Path) -> dict[str, FloatArray]:
+    """``feed_id,published`` rows: one item each. Raises :class:`TraceError`
+    (and ``OSError`` for a file that cannot be opened)."""
     per: dict[str, list[float]] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            per.setdefault(row["feed_id"], []).append(float(row["published"]))
+    for line, row in _rows(path, ("feed_id", "published")):
+        fid = row.get("feed_id", "")
+        if not fid:
+            raise TraceError(f"{Path(path).name} line {line}: no feed_id")
+        try:
+            per.setdefault(fid, []).append(parse_time(row.get("published", "")))
+        except ValueError as e:
+            raise TraceError(f"{Path(path).name} line {line}: published {e}") from None
     return {k: np.sort(np.asarray(v, dtype=np.float64), kind="stable") for k, v in per.items()}
 
 
 def load_capacities(path: str | Path | None) -> dict[str, int]:
+    """``feed_id,capacity`` rows: how many items each feed's window holds (≥ 1)."""
     if path is None:
         return {}
     out: dict[str, int] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            out[row["feed_id"]] = int(row["capacity"])
+    for line, row in _rows(path, ("feed_id", "capacity")):
+        fid, text = row.get("feed_id", ""), row.get("capacity", "")
+        try:
+            cap = float(text)
+        except ValueError:
+            cap = math.nan
+        if not fid or not (cap >= 1 and cap == int(cap)):
+            what = "no feed_id" if not fid else f"capacity {text!r} is not a whole number ≥ 1"
+            raise TraceError(f"{Path(path).name} line {line}: {what}")
+        out[fid] = int(cap)
     return out
 
 
