@@ -124,7 +124,7 @@ def local_clock_trace(
     ``"summer"`` never change (the controls). All three draw the same local posting
     times, so ``"eu"`` is identical to ``"standard"`` in winter and to ``"summer"``
     in summer, and an hour apart from it in UTC otherwise. Local times in the hour
-    the clocks skip or repeat map to UTC by the offset just before the change."""
+    the clocks skip or repeat map to UTC by the offset after the change."""
     if clock not in ("eu", "standard", "summer"):
         raise ValueError(f"unknown clock {clock!r}")
     local, caps, _ = generate_with_lambdas(n_feeds, weeks, seed=seed, start=start)

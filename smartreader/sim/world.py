@@ -102,7 +102,7 @@ def load_capacities(path: str | Path | None) -> dict[str, int]:
             cap = float(text)
         except ValueError:
             cap = math.nan
-        if not fid or not (cap >= 1 and cap == int(cap)):
+        if not fid or not (cap >= 1 and cap.is_integer()):  # also refuses inf and nan
             what = "no feed_id" if not fid else f"capacity {text!r} is not a whole number ≥ 1"
             raise TraceError(f"{Path(path).name} line {line}: {what}")
         out[fid] = int(cap)

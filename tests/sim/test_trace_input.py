@@ -77,6 +77,7 @@ def test_a_trace_it_cannot_use_is_named_with_its_line(tmp_path, capsys, text, me
         (["--budget", "5", "--warmup-days", "-1"], "--warmup-days must be 0 or more"),
         (["--budget", "5", "--warmup-days", "30"], "the trace spans 21 days and the warm-up 30"),
         (["--budget", "5", "--feeds", "{dir}/caps.csv"], "caps.csv line 3: capacity '0' is not"),
+        (["--budget", "5", "--feeds", "{dir}/inf.csv"], "inf.csv line 2: capacity 'inf' is not"),
         (["--budget", "5", "--feeds", "{dir}/none.csv"], "{dir}/none.csv: No such file"),
         (["--budget", "5", "--fetch-log", "{dir}/no/log.csv"], "--fetch-log: there is no folder"),
     ],
@@ -87,6 +88,7 @@ def test_arguments_and_files_it_cannot_use_stop_it_before_the_replay(
     rows = "".join(f"x,{T0 + k * 3600}\n" for k in range(0, 21 * 24, 5))
     tr = _write(tmp_path / "t.csv", "feed_id,published\n" + rows)
     _write(tmp_path / "caps.csv", "feed_id,capacity\nx,20\ny,0\n")
+    _write(tmp_path / "inf.csv", "feed_id,capacity\nx,inf\n")
     args = [a.replace("{dir}", str(tmp_path)) for a in args]
     t = time.perf_counter()
     assert main([str(tr), *args]) == 2
