@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import time
+
+NBSP = "\u00a0"
+# a number and the unit after it ("24 h", "47 %", "5.3 MB"), and a duration's parts
+# ("1 h 18 min"): where a word-wrapped label must not break a line
+_UNIT = r"(?:%|ms|s|min|h|d|KiB|MiB|GiB|KB|MB|GB|B)(?![\w])"
+_NUMBER_UNIT = re.compile(rf"(?<=\d) (?={_UNIT})")
+_DURATION_PARTS = re.compile(r"(\d\u00a0(?:d|h|min)) (?=\d+\u00a0(?:h|min|s)(?!\w))")
+
+
+def keep_units(text: str) -> str:
+    """``text`` with no-break spaces between each number and its unit, and between
+    the parts of a duration, so a wrapped label never ends a line on "24" and
+    begins the next with "h" ("785 used in the last 24 h")."""
+    return _DURATION_PARTS.sub(rf"\1{NBSP}", _NUMBER_UNIT.sub(NBSP, text))
 
 
 def count_of(n: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:

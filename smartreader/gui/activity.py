@@ -76,7 +76,7 @@ from smartreader.gui.charts import (
 )
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 from smartreader.net.parse import is_cap_note
-from smartreader.text import clock_text, date_time_text, day_clock, day_month
+from smartreader.text import clock_text, date_time_text, day_clock, day_month, keep_units
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +151,10 @@ class _Stat(QFrame):
     def set(
         self, value: str, detail: str = "", tooltip: str = "", *, warn: QColor | None = None
     ) -> None:
-        """``warn``: colour the detail (it says something is wrong)."""
+        """``warn``: colour the detail (it says something is wrong). The detail
+        wraps, but never between a number and its unit ("… last 24" / "h")."""
         self.value.setText(value)
-        self.detail.setText(detail)
+        self.detail.setText(keep_units(detail))
         self.setToolTip(tip(tooltip))
         if warn is None:
             self.detail.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -537,7 +538,7 @@ class FeedActivityView(QWidget):
         if notes:
             self.notes.setText(
                 "<ul style='margin-left:-20px'>"
-                + "".join(f"<li>{_esc(n)}</li>" for n in notes)
+                + "".join(f"<li>{_esc(keep_units(n))}</li>" for n in notes)
                 + "</ul>"
             )
         else:
@@ -814,7 +815,7 @@ class OverviewView(QWidget):
                 f" background: rgba({c.red()},{c.green()},{c.blue()},40); }}"
             )
         self.starved.setVisible(bool(starved))
-        self.notes.setText("  ".join(notes))
+        self.notes.setText(keep_units("  ".join(notes)))
         self.notes.setVisible(bool(notes))
         if week_total is not None and len(week_total) == HOURS_PER_WEEK:
             self.heatmap.set_values(week_total, unit="items/h expected")
