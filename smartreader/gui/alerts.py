@@ -42,7 +42,16 @@ from smartreader.core.scheduler import fetch_ceiling
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
 from smartreader.gui.safetext import plain_label
-from smartreader.text import clock_text, count_of, date_time_text, day_clock, day_month, day_name
+from smartreader.text import (
+    NBSP,
+    clock_text,
+    count_of,
+    date_time_text,
+    day_clock,
+    day_month,
+    day_name,
+    keep_units,
+)
 from smartreader.updater import MIN_INTERVAL_RANGE
 
 log = logging.getLogger(__name__)
@@ -230,7 +239,9 @@ class Banner(QFrame):
         return button
 
     def text(self) -> str:
-        return self.label.text()
+        """The banner's words (the label holds no-break spaces between numbers
+        and units)."""
+        return self.label.text().replace(NBSP, " ")
 
     def paintEvent(self, event: Any) -> None:
         # Painted, not style-sheeted, so it follows palette (theme) changes live.
@@ -306,7 +317,7 @@ class MissedBanner(Banner):
             self.setToolTip("")
             self.setVisible(False)
             return
-        self.label.setText(summary_text(self._alerts, now, limit, site=site))
+        self.label.setText(keep_units(summary_text(self._alerts, now, limit, site=site)))
         self.site.setVisible(site)
         budget = limit is not None and limit.kind == "budget"
         self.remedy.setText("Settings…" if budget else "Properties…")
@@ -589,7 +600,7 @@ class AlertsView(QWidget):
         self.dismiss_feed.setEnabled(one is not None)
         self.open_site.setVisible(one is not None and site_url(self._feeds.get(one)) is not None)
         text = self.feed_summary(one) if one is not None else ""
-        self.detail.setText(text)
+        self.detail.setText(keep_units(text))
         self.feed_box.setVisible(bool(text))
 
     @Slot(QModelIndex)

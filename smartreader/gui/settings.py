@@ -51,7 +51,7 @@ from smartreader.core.scheduler import fetch_ceiling, requests_per_24h
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
 from smartreader.gui.safetext import ask
 from smartreader.storage.store import COMPACT_STOPPED
-from smartreader.text import count_of, local_day_time
+from smartreader.text import NBSP, count_of, local_day_time
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
@@ -136,9 +136,6 @@ def _nowrap(rich: str) -> str:
     line of a word-wrapped rich-text label: "39" ended one line, "% shorter" began
     the next. A span, so the label's text keeps its ordinary spaces."""
     return f"<span style='white-space:nowrap'>{rich}</span>"
-
-
-NBSP = "\u00a0"  # the same for a plain-text label: "5.3 MB" stays together
 
 
 class _Prefs:

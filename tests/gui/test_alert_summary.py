@@ -111,6 +111,7 @@ def test_a_feed_at_its_minimum_interval_is_not_promised_more_checks(env, qtbot, 
         "Already checked every 5 min, the most its minimum interval allows: lower it "
         "in the feed's Properties, or open the site to see what scrolled away." in text
     )
+    assert "every 5\u00a0min" in win.banner.label.text()  # never "5" / "min" when wrapped
     assert win.banner.site.isVisible()
     qtbot.mouseClick(win.banner.site, Qt.MouseButton.LeftButton)
     assert env.opened == [SITE]
@@ -186,7 +187,8 @@ def test_alerts_view_dismisses_a_feeds_alerts_together(env, qtbot, two_feeds):
     assert view.detail.text().startswith(
         f"Alpha feed: About 9 items missed in 3 checks since {since}"
     )
-    assert "Already checked every 15 min" in view.detail.text()
+    # the label keeps "15 min" together with a no-break space
+    assert "Already checked every 15\u00a0min" in view.detail.text()
 
     with qtbot.wait_signal(view.openSiteRequested, timeout=1000) as sig:
         qtbot.mouseClick(view.open_site, Qt.MouseButton.LeftButton)
