@@ -402,8 +402,10 @@ class SettingsDialog(QDialog):
         self.tray.setChecked(self._initial_tray)
         # Closing the window would stop the scheduler: with an icon to come back
         # by, it can go on checking feeds in the background.
-        self.close_to_tray = QCheckBox(
-            "Closing the window keeps checking feeds in the background (Quit stops it)"
+        self.close_to_tray = QCheckBox("Keep checking feeds when the window is closed")
+        self.close_to_tray.setToolTip(
+            "The icon in the system tray brings the window back; File ▸ Quit (Ctrl+Q) "
+            "or the icon's Quit stops smartreader."
         )
         self.close_to_tray.setChecked(self._initial_close_to_tray)
         self._tray_exists = QSystemTrayIcon.isSystemTrayAvailable()
