@@ -224,9 +224,8 @@ def test_overview_in_a_narrow_pane_drops_columns_instead_of_scrolling(qtbot, sto
 
 def test_a_cards_detail_never_ends_a_line_on_a_number_whose_unit_follows(qtbot):
     """The overview's budget card read "785 used in the last 24" / "h"."""
-    from PySide6.QtGui import QTextDocument, QTextOption
-
     from smartreader.gui.activity import _Stat
+    from tests.gui.textlayout import wrapped_lines
 
     card = _Stat("Request budget")
     qtbot.addWidget(card)
@@ -234,19 +233,7 @@ def test_a_cards_detail_never_ends_a_line_on_a_number_whose_unit_follows(qtbot):
     fm = card.detail.fontMetrics()
     # as narrow as ends the first line right after "24"
     width = fm.horizontalAdvance("785 used in the last 24") + 2
-    doc = QTextDocument()
-    doc.setDefaultFont(card.detail.font())
-    doc.setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignLeft))
-    doc.setDocumentMargin(0)
-    doc.setPlainText(card.detail.text())
-    doc.setTextWidth(width)
-    doc.size()  # lays it out
-    lay = doc.begin().layout()
-    text = doc.begin().text()
-    lines = [
-        text[lay.lineAt(i).textStart() : lay.lineAt(i).textStart() + lay.lineAt(i).textLength()]
-        for i in range(lay.lineCount())
-    ]
+    lines = wrapped_lines(card.detail.text(), card.detail.font(), width, rich=False, margin=0)
     assert len(lines) >= 2
     assert not any(line.rstrip().endswith("24") for line in lines), lines
     assert card.detail.text().replace("\u00a0", " ") == "785 used in the last 24 h"

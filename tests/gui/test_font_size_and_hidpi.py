@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication, QFrame, QStyle
 
 from smartreader.core.scheduler import Scheduler, SchedulerConfig
@@ -24,6 +24,7 @@ from smartreader.gui.worker import SchedulerStatus
 from smartreader.storage.store import Entry
 from smartreader.updater import Updater
 from tests.gui.test_mainwindow import stored_feed
+from tests.gui.textlayout import wrapped_lines
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -252,24 +253,6 @@ def _learned_feeds(store, n: int = 24) -> None:
     store.save_scheduler_state({fid: teacher.export_state(fid) for fid in ids})
 
 
-def _lines(rich: str, font: QFont, width: int) -> list[str]:
-    """The lines a word-wrapped label shows ``rich`` in at ``width`` px."""
-    doc = QTextDocument()
-    doc.setDefaultFont(font)
-    doc.setHtml(rich)
-    doc.setTextWidth(width)
-    doc.size()  # lays it out
-    out = []
-    block = doc.begin()
-    while block.isValid():
-        lay = block.layout()
-        for i in range(lay.lineCount()):
-            line = lay.lineAt(i)
-            out.append(block.text()[line.textStart() : line.textStart() + line.textLength()])
-        block = block.next()
-    return out
-
-
 def test_settings_never_ends_a_line_on_a_number_whose_unit_follows(qtbot, request, store, app_font):
     """At 16 pt "… 6 min — 39" ended a line and "% shorter" began the next."""
     app_font(16)
@@ -283,7 +266,7 @@ def test_settings_never_ends_a_line_on_a_number_whose_unit_follows(qtbot, reques
     font = dlg.estimate.font()
     split = re.compile(r"\d\s*$")
     for width in range(400, 900, 3):  # narrower than the label ever is at 16 pt
-        lines = _lines(text, font, width)
+        lines = wrapped_lines(text, font, width)
         bad = [ln for ln in lines[:-1] if split.search(ln)]
         assert not bad, (width, lines)
     # the plain-text size line: "5.3" never ends a line with "MB" starting the next
