@@ -36,6 +36,7 @@ CHANGES = {
 }
 WEEKS_BEFORE, WEEKS_AFTER = 8, 6
 SHOWN = range(-2, WEEKS_AFTER)  # weeks relative to the one that starts at the change
+AFTER = [i for i, w in enumerate(SHOWN) if w >= 0]  # their columns from the change on
 
 
 def _job(args: tuple[float, float, int, bool, int]) -> list[float]:
@@ -109,20 +110,18 @@ def main(argv: list[str] | None = None) -> int:
         for hi, h in enumerate(a.hours):
             ctrl = grid[ci, hi, :, 0, :].mean(axis=0)
             dst = grid[ci, hi, :, 1, :].mean(axis=0)
-            after = [i for i, w in enumerate(SHOWN) if w >= 0]
-            total = dst[after].mean() / ctrl[after].mean()
+            total = dst[AFTER].mean() / ctrl[AFTER].mean()
             cells = " | ".join(f"{d / c:.3f}" for d, c in zip(dst, ctrl, strict=True))
-            lines.append(f"| {h:g} h ({ctrl[after].mean():.1f} min) | {cells} | {total:.3f} |")
+            lines.append(f"| {h:g} h ({ctrl[AFTER].mean():.1f} min) | {cells} | {total:.3f} |")
         lines.append("")
     ratio = grid[:, :, :, 1, :].mean(axis=2) / grid[:, :, :, 0, :].mean(axis=2)
-    after = [i for i, w in enumerate(SHOWN) if w >= 0]
     # a year's excess: both changes' six weeks after, over 52 weeks, worst budget
-    year = (ratio[:, :, after] - 1).sum(axis=(0, 2)).max() / 52
-    six = ratio[:, :, after].mean(axis=2).max()
+    year = (ratio[:, :, AFTER] - 1).sum(axis=(0, 2)).max() / 52
+    six = ratio[:, :, AFTER].mean(axis=2).max()
     lines += [
         "## Reading",
         "",
-        f"The worst week costs {100 * (ratio[:, :, after].max() - 1):.1f} % more delay,"
+        f"The worst week costs {100 * (ratio[:, :, AFTER].max() - 1):.1f} % more delay,"
         f" the worst six weeks after a change {100 * (six - 1):.1f} %"
         f" on average, and a year with both changes {100 * year:.2f} % (worst budget;"
         " later weeks counted as free): the most that planning by the publisher's clock"

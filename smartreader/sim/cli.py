@@ -23,13 +23,12 @@ from typing import Any
 import numpy as np
 
 from smartreader.core.content import DEFAULT_BETA
+from smartreader.core.estimator import DAY
 from smartreader.sim.content import CONTENT_POLICIES, load_content, replay_content
 from smartreader.sim.content import _line as content_line
 from smartreader.sim.policies import POLICIES, SELF_PACED
 from smartreader.sim.replay import ReplayResult, replay, trace_span
 from smartreader.sim.world import FloatArray, TraceError, load_capacities, load_trace
-
-DAY = 86400.0
 
 # --help is plain text (the module docstring's first line is reST)
 DESCRIPTION = (
@@ -183,7 +182,7 @@ def _run_content(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Exit status 0; 2 for arguments or files it cannot use, with one line saying why."""
-    problem = _check_numbers(args)
+    problem = _check_arguments(args)
     if problem:
         print(f"smartreader replay: {problem}")
         return 2
@@ -197,7 +196,7 @@ def run_replay(args: argparse.Namespace) -> int:
         return 2
 
 
-def _check_numbers(args: argparse.Namespace) -> str | None:
+def _check_arguments(args: argparse.Namespace) -> str | None:
     for flag, value in (("--budget", args.budget), ("--interval-hours", args.interval_hours)):
         if value is not None and not (math.isfinite(value) and value > 0):
             return f"{flag} must be a positive number"
