@@ -131,7 +131,7 @@ from smartreader.subscriptions import (
     undoable,
     unsubscribe,
 )
-from smartreader.text import count_of
+from smartreader.text import count_of, keep_units
 
 log = logging.getLogger(__name__)
 
@@ -891,7 +891,7 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
         self.progress.setVisible(False)
-        # A rule between the two texts ("Next fetch now 399 / 1500 requests today"
+        # A rule between the two texts ("Next fetch now 399 / 1500 requests in the last 24 h"
         # read as one), shown with them; margins keep the texts off it.
         self.status_rule = QFrame()
         self.status_rule.setFrameShape(QFrame.Shape.VLine)
@@ -2084,7 +2084,10 @@ class MainWindow(QMainWindow):
             self.next_label.setText("Nothing planned")
         else:
             self.next_label.setText(f"Next fetch {humanize_in(s.next_wakeup, time.time())}")
-        self.budget_label.setText(f"{s.requests_today} / {s.budget:g} requests today")
+        # the cap is over any 24 h, not the calendar day ("today" read as since midnight)
+        self.budget_label.setText(
+            keep_units(f"{s.requests_today} / {s.budget:g} requests in the last 24 h")
+        )
         self.status_rule.setVisible(True)
         self.budget_label.setToolTip(
             "Scheduled requests in the last 24 hours against the daily budget "

@@ -217,7 +217,7 @@ def test_settings_on_a_screen_too_short_for_it_keeps_ok_and_cancel_on_screen(
 
 
 def test_the_status_bars_two_texts_are_apart(env, qtbot):
-    """ "Next fetch now" and "399 / 1500 requests today" ran together."""
+    """ "Next fetch now" and "399 / 1500 requests in the last 24 h" ran together."""
     win = env.window(start_scheduler=False)
     win._status_changed(
         SchedulerStatus(next_wakeup=time.time(), updating=False, requests_today=399, budget=1500)
@@ -225,6 +225,10 @@ def test_the_status_bars_two_texts_are_apart(env, qtbot):
     qtbot.waitUntil(lambda: win.budget_label.isVisible() and bool(win.next_label.text()))
     qtbot.wait(50)  # the status bar lays the texts out
     first, second = win.next_label, win.budget_label
+    # the cap counts any 24 h, so the text does not say "today" (since midnight)
+    assert (
+        second.text().replace("\N{NO-BREAK SPACE}", " ") == "399 / 1500 requests in the last 24 h"
+    )
     fm = first.fontMetrics()
     # where each text is drawn: a label draws its text from its contents' left edge
     first_end = first.x() + first.contentsRect().left() + fm.horizontalAdvance(first.text())
