@@ -105,11 +105,22 @@ OPENABLE_SCHEMES = ("http", "https", "mailto")
 ZOOM_STEPS = (0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0)
 
 
+def _opaque(color: QColor, over: QColor) -> str:
+    """``color`` laid over ``over``, as a CSS colour. Qt's default placeholder
+    colour (and macOS's) is translucent black: ``name()`` drops the alpha, so
+    the meta line and quotes came out as black as the text."""
+    a = color.alphaF()
+    mix = [
+        a * c + (1 - a) * o for c, o in zip(color.getRgbF()[:3], over.getRgbF()[:3], strict=True)
+    ]
+    return QColor.fromRgbF(*mix).name()
+
+
 def _css(pal: QPalette, scale: float = 1.0) -> str:
-    text = pal.color(QPalette.ColorRole.Text).name()
-    muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
-    link = pal.color(QPalette.ColorRole.Link).name()
     base = pal.color(QPalette.ColorRole.Base)
+    text = _opaque(pal.color(QPalette.ColorRole.Text), base)
+    muted = _opaque(pal.color(QPalette.ColorRole.PlaceholderText), base)
+    link = _opaque(pal.color(QPalette.ColorRole.Link), base)
     dark = base.lightness() < 128
     code_bg = base.lighter(135).name() if dark else base.darker(106).name()
     rule = base.lighter(160).name() if dark else base.darker(118).name()

@@ -1262,6 +1262,7 @@ class MainWindow(QMainWindow):
             entry = self.store.entry(entry_id)
             feed = self.store.feed(entry.feed_id)
         except Exception as e:  # deleted meanwhile
+            self._current_entry = None  # nothing shown for "s", "m" or "v" to act on
             self.article_view.show_empty(str(e))
             return
         self._current_entry = entry_id
@@ -1287,7 +1288,9 @@ class MainWindow(QMainWindow):
         if n == 0:
             return
         cur = self.selected_row()
-        row = (0 if step > 0 else n - 1) if cur < 0 else cur + step
+        # From no selection either way starts at the top: "k" went to the list's
+        # far end (the oldest of 1,000 articles) and marked it read.
+        row = 0 if cur < 0 else cur + step
         if 0 <= row < n:
             self._select_row(row, open_=open_)
 
@@ -1358,7 +1361,9 @@ class MainWindow(QMainWindow):
         self._toggle("read", "Mark as read", "Mark as unread")
 
     def _toggle(self, column: str, on_text: str, off_text: str) -> None:
-        eid = self.selected_entry_id()
+        # The article being read when no row is (another feed selected since, a
+        # search cleared), as "v" and copying the link do: "s" did nothing.
+        eid = self.selected_entry_id() or self._current_entry
         if eid is None:
             return
         row = self.store.entry_rows([eid]).get(eid)
@@ -1922,9 +1927,10 @@ class MainWindow(QMainWindow):
         self.search.selectAll()
 
     def keyPressEvent(self, event: Any) -> None:
-        if event.key() == Qt.Key.Key_Escape and self.search.hasFocus():
-            # as in most readers, Escape ends the search: the whole list comes back
-            # (the article being read stays selected in it)
+        if event.key() == Qt.Key.Key_Escape and (self.search.hasFocus() or self.search.text()):
+            # as in most readers, Escape ends the search, from the field or from the
+            # list it moved to: the whole list comes back (the article being read
+            # stays selected in it)
             if self.search.text():
                 self.search.clear()
                 self._search_timer.stop()

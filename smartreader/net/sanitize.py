@@ -86,13 +86,16 @@ MAX_TABLE_DEPTH = 6
 
 _WS = re.compile(r"\s+")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)[^>]*?(/?)>")
-_ANY_TAG = re.compile(r"<[^>]*>")
+# A comment, a start or end tag (slash, name) or any other tag, in document order.
+_TOKEN = re.compile(r"<!--.*?(?:-->|\Z)|<(/?)([A-Za-z][^\s/>]*)[^>]*>|<[^>]*>", re.S)
 # Elements without content: the only ones a "/>" closes (on any other, HTML
 # parsers ignore the slash and open the element).
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
      "source", "track", "wbr"}
 )  # fmt: skip
+# Where a "/>" closes any element (SVG and MathML, as in HTML's foreign content).
+_FOREIGN = frozenset({"svg", "math"})
 # Elements whose end is implied by a sibling: they never nest by themselves.
 _IMPLIED = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option", "rp", "rt"})
 # Open elements an end tag does not close through (HTML's "special" elements and
@@ -263,8 +266,31 @@ def tame_stored(markup: str) -> str:
 
 
 def _flattened(markup: str) -> str:
-    """Pathological nesting: keep the words, drop the structure."""
-    text = html.unescape(_ANY_TAG.sub(" ", markup))
+    """Pathological nesting: keep the words, drop the structure. What nh3 drops
+    with its content (scripts, styles, comments) goes here too: stripping only the
+    tags showed "body{display:none} alert(1)" as the article's text."""
+    parts: list[str] = []
+    pos = 0
+    dropping, depth = "", 0  # the element whose content is being dropped
+    for m in _TOKEN.finditer(markup):
+        if not dropping:
+            parts.append(markup[pos : m.start()])
+            parts.append(" ")
+        pos = m.end()
+        name = (m.group(2) or "").lower()
+        closing = m.group(1) == "/"
+        if not name or name in _VOID or (name in _FOREIGN and m.group(0).endswith("/>")):
+            continue  # no content to drop
+        if not dropping:
+            if not closing and name in DROP_WITH_CONTENT:
+                dropping, depth = name, 1
+        elif name == dropping:
+            depth += -1 if closing else 1
+            if depth == 0:
+                dropping = ""
+    if not dropping:  # an unclosed one takes the rest, as in a browser and in nh3
+        parts.append(markup[pos:])
+    text = html.unescape("".join(parts))
     return text_to_html(text) + "<p><em>[formatting removed: nested too deeply]</em></p>"
 
 

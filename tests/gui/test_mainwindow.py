@@ -352,6 +352,61 @@ def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot,
     assert win.list.hasFocus() and win.selected_row() == 0
 
 
+def test_escape_from_the_list_ends_a_search_too(env, qtbot, two_feeds):
+    """Enter moves to the list with the first result open; Escape there did
+    nothing, and the help lists Escape as ending a search "anywhere"."""
+    win = env.window(start_scheduler=False)
+    win.select_key("smart:all")
+    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
+    qtbot.keyClicks(win.search, "zebras")
+    qtbot.keyClick(win.search, Qt.Key.Key_Return)
+    assert win.list.hasFocus() and win.list_model.rowCount() == 2
+    first = win.list_model.entry_id(0)
+    qtbot.keyClick(win.list, Qt.Key.Key_Escape)
+    assert win.search.text() == "" and win.list.hasFocus()
+    assert win.list_model.rowCount() == 5 and win.selected_entry_id() == first
+    # without a search, Escape in the list changes nothing
+    qtbot.keyClick(win.list, Qt.Key.Key_Escape)
+    assert win.list_model.rowCount() == 5 and win.selected_entry_id() == first
+
+
+def test_s_and_m_act_on_the_article_shown_when_no_row_is_selected(env, qtbot, two_feeds):
+    """After choosing another feed the article stays in the reader, but its row is
+    not in the list: "v" opened it while "s" and "m" did nothing at all."""
+    a, b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_J)
+    shown = win._current_entry
+    assert shown is not None and env.store.entry(shown).read
+    win.select_feed(b)
+    assert win.selected_entry_id() is None and win._current_entry == shown
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_S)
+    assert env.store.entry(shown).starred and unread_of(win, "smart:starred") == 1
+    qtbot.keyClick(win.list, Qt.Key.Key_M)
+    assert not env.store.entry(shown).read and unread_of(win, f"feed:{a}") == 3
+    assert all(not env.store.entry(i).read for i in win.list_model.ids())  # b untouched
+    win.undo_stack.undo()
+    assert env.store.entry(shown).read
+
+
+def test_k_with_no_row_selected_starts_at_the_top(env, qtbot, two_feeds):
+    """ "k" with nothing selected opened the list's far end (the oldest article of
+    a busy feed, 1,000 rows away) and marked it read."""
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    assert win.selected_row() < 0 and win.list_model.rowCount() == 3
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_K)
+    assert win.selected_row() == 0 and win._current_entry == win.list_model.entry_id(0)
+    win.list.selectionModel().clear()
+    qtbot.keyClick(win.list, Qt.Key.Key_P)
+    assert win.selected_row() == 0
+
+
 def test_enter_before_a_long_search_has_results_opens_the_first_when_it_comes(
     env, qtbot, small_pages
 ):

@@ -137,6 +137,23 @@ def test_nesting_that_parsers_build_is_counted_however_it_is_spelt(unit: str) ->
     assert flattened and "deep words" in out and "nested too deeply" in out
 
 
+def test_flattened_markup_drops_what_nh3_drops_with_its_content() -> None:
+    """Flattened, a feed's style sheet and script showed as the article's text
+    ("body{display:none} alert(1)"): only their tags were removed."""
+    deep = "<div>" * 300
+    head = "<style>body{display:none}</style><script>alert(1)</script><!-- note -->"
+    out, flattened = sanitize_html(head + "<p>words &amp; more</p>" + deep + "end", BASE)
+    assert flattened and "words &amp; more" in out and "end" in out
+    for hidden in ("display", "alert", "note"):
+        assert hidden not in out
+    # nested alike, and without content: a void element drops nothing after it
+    body = "<svg><svg>x</svg>y</svg>a<embed src=x>b<svg/>c<form><form>f</form>g</form>d"
+    out, _ = sanitize_html(body + deep + "<script>never closed</script", BASE)
+    text = out.split("<p><em>")[0]
+    assert [w for w in "abcdfgxy" if w in text] == ["a", "b", "c", "d"]
+    assert "never" not in out
+
+
 def test_ordinary_markup_is_counted_as_shallow() -> None:
     article = (
         "<div><p>One<br/>two <img src='/a.png'/> <b>bold <i>both</b> italic</i></p>"
