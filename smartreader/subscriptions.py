@@ -228,10 +228,15 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
             except CredentialsError as e:
                 report.problems.append(f"{credentials.redact(sub.url)}: {e}")
                 continue
+        # The name the feed had in the reader the list comes from: kept, unless
+        # the first fetch shows it was only the feed's own title (then it follows
+        # the feed's). A file of ours names only what its user renamed.
+        own = None if result.ours or sub.title == url else sub.title
         try:
             fid = store.add_feed(
-                url, folder=sub.folder, title=sub.title or "", auth_username=user, now=now
-            )
+                url, folder=sub.folder, title=sub.title or "", user_title=own,
+                auth_username=user, now=now,
+            )  # fmt: skip
         except UsageError:  # subscribed meanwhile (the updater moved a feed there)
             report.already += 1
             continue
@@ -304,7 +309,8 @@ def unsubscribe(store: Store, feed_id: int, *, keep_for_undo: bool = False) -> U
             log.info("cannot read the password of %s to undo: %s", credentials.redact(feed.url), e)
     icon = _cached_icon(store, feed_id) if snapshot is not None else None
     spent = store.delete_feed(feed_id)
-    # Its cached icon goes too: SQLite may give the next feed the same id.
+    # Its cached icon goes too (a database from before schema v10 may give the next
+    # feed the same id).
     try:
         favicon.forget_icon(favicon.icons_dir(store.path), feed_id)
     except OSError as e:

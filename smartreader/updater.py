@@ -53,7 +53,7 @@ from smartreader.net.discover import (
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
-from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store
+from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store, is_https_upgrade
 from smartreader.text import local_time_text
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
@@ -201,6 +201,19 @@ def keep_days_of(store: Store) -> tuple[float, float]:
         store.get_number(KEEP_READ_DAYS, DEFAULT_KEEP_READ_DAYS, *KEEP_DAYS_RANGE),
         store.get_number(KEEP_UNREAD_DAYS, DEFAULT_KEEP_UNREAD_DAYS, *KEEP_DAYS_RANGE),
     )
+
+
+def _address(result: FetchResult, asked: str) -> str:
+    """Where to subscribe after the redirects of the first fetch: as far as they
+    were permanent (301/308) or only https of the same address. A temporary one
+    (302/307, often a signed or rotating address) names a place the feed may
+    leave again; updates never move a feed for one either."""
+    where = asked
+    for hop in result.redirects:
+        if hop.status not in (301, 308) and not is_https_upgrade(where, hop.location):
+            break
+        where = hop.location
+    return where
 
 
 class Updater:
@@ -373,7 +386,7 @@ class Updater:
             # ever written in plain text.
             credentials.store_password(feed_url, user, password or "")
         fid = self.store.add_feed(
-            feed_url, folder=folder, title=title or "", now=self.now(), auth_username=user
+            feed_url, folder=folder, user_title=title, now=self.now(), auth_username=user
         )
         with self._lock:
             self._add_to_scheduler(self.store.feed(fid))
@@ -397,21 +410,21 @@ class Updater:
         page = result.final_url or url
         if looks_like_feed(result.body, result.content_type):
             try:
-                return page, result, self._parse(result, page)
+                return _address(result, url), result, self._parse(result, page)
             except ParseError as e:
                 raise ParseError(f"cannot subscribe to {credentials.redact(url)}: {e}") from e
         linked = discover_feeds(result.body, page)
-        candidates = [d.url for d in linked] or guess_feed_urls(page)
-        candidates, public_only = _not_into_local_network(page, candidates)
-        if choose and len(candidates) > 1 and linked:
+        named = [d.url for d in linked]
+        # The usual paths come after what the page links: tried only when those fail.
+        guessed = [g for g in guess_feed_urls(page) if g not in named]
+        candidates, public_only = _not_into_local_network(page, named + guessed)
+        offered = [d for d in linked if d.url in set(candidates)]
+        if choose and len(offered) > 1:
             # Only what the page links is offered (guessed paths are tried, not
             # shown): its titles name them, and nothing more is fetched yet.
-            keep = set(candidates)
-            raise SeveralFeeds(
-                page,
-                [self._option(d, url, auth, public_only) for d in linked if d.url in keep],
-            )
+            raise SeveralFeeds(page, [self._option(d, url, auth, public_only) for d in offered])
         broken: str | None = None  # the first candidate that looked like a feed but was not
+        dead: str | None = None  # the first linked one that could not be fetched
         for cand in candidates:
             r = self.fetcher.fetch(
                 cand,
@@ -419,10 +432,12 @@ class Updater:
                 auth=auth if credentials_may_follow(url, cand) else None,
                 public_only=public_only,
             )
+            if r.status != "ok" and dead is None and cand in named:
+                dead = f"{credentials.redact(cand)} is linked, but {r.error or r.status}"
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
                 found = r.final_url or cand
                 try:
-                    return found, r, self._parse(r, found)
+                    return _address(r, cand), r, self._parse(r, found)
                 except ParseError as e:
                     broken = broken or f"{credentials.redact(found)} is linked, but {e}"
         if broken is None and not looks_like_page(result.body, result.content_type):
@@ -434,7 +449,7 @@ class Updater:
                 raise ParseError(f"cannot subscribe to {credentials.redact(url)}: {e}") from e
         raise ParseError(
             f"no feed found at {credentials.redact(url)}: "
-            + (broken or "the page does not link to an RSS, Atom or JSON feed")
+            + (broken or dead or "the page does not link to an RSS, Atom or JSON feed")
         )
 
     def _option(

@@ -46,8 +46,8 @@ ICON_SIZE = 64
 # alerts ends the quiet period.
 ALERT_QUIET_S = 24 * 3600.0
 # Store setting: {"<feed id>": [announced at (fetch time), the feed's added_at]}.
-# added_at tells a feed from a later one that reused its id (SQLite hands a
-# deleted feed's id to the next one when it was the highest).
+# added_at tells a feed from a later one that reused its id (before schema v10
+# SQLite handed a deleted feed's id to the next one when it was the highest).
 ALERT_MEMORY_KEY = "tray_alert_announced"
 
 

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.utils import formatdate
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from smartreader.errors import ParseError
 from smartreader.net.credentials import redact
@@ -89,6 +89,9 @@ class OpmlResult:
     # What was read other than as written, nothing left out: a file in no declared
     # encoding that is not UTF-8, a bare "&", feeds nested under a feed.
     notes: list[str] = field(default_factory=list)
+    # Written by smartreader (our namespace is declared): an outline's text is then
+    # the feed's title, and a name its user gave is in our ``title`` attribute.
+    ours: bool = False
 
 
 def parse_opml(data: bytes) -> OpmlResult:
@@ -120,7 +123,7 @@ def parse_opml(data: bytes) -> OpmlResult:
         )
     if tag != "opml":
         raise ParseError(f"not an OPML file (root element is <{tag}>)")
-    result = OpmlResult(notes=notes)
+    result = OpmlResult(notes=notes, ours=NS in text)
     head = root.find("head")
     if head is not None:
         result.title = plain_text(head.findtext("title") or "")
@@ -387,6 +390,15 @@ def write_opml(
     emit(tree, 2)
     lines += ["  </body>", "</opml>", ""]
     return "\n".join(lines).encode("utf-8")
+
+
+# Characters XML 1.0 has no way to write, even escaped: a folder named with a
+# control character made a file our own import refused ("not well-formed").
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def quoteattr(text: str) -> str:
+    return _quoteattr(_NOT_XML.sub("", text))
 
 
 def _esc(text: str) -> str:

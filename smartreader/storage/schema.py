@@ -221,5 +221,31 @@ ALTER TABLE fetch_log ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
+# v10: a feed's or an article's id is never handed out again. SQLite gives a new
+# row the largest id + 1, so unsubscribing the newest feed let the next feed added
+# take its id, and an undo step still naming it (move, rename, star, mark read)
+# acted on the wrong feed or article. ``id_high`` holds the largest id ever deleted
+# (the triggers keep it); ``Store`` inserts above both it and the largest id alive.
+_V10 = """
+CREATE TABLE id_high (
+    tbl  TEXT PRIMARY KEY,
+    high INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO id_high (tbl, high) VALUES
+    ('feeds', IFNULL((SELECT max(id) FROM feeds), 0)),
+    ('entries', IFNULL((SELECT max(id) FROM entries), 0));
+CREATE TRIGGER feeds_id_high AFTER DELETE ON feeds
+    WHEN OLD.id > (SELECT high FROM id_high WHERE tbl = 'feeds')
+BEGIN
+    UPDATE id_high SET high = OLD.id WHERE tbl = 'feeds';
+END;
+CREATE TRIGGER entries_id_high AFTER DELETE ON entries
+    WHEN OLD.id > (SELECT high FROM id_high WHERE tbl = 'entries')
+BEGIN
+    UPDATE id_high SET high = OLD.id WHERE tbl = 'entries';
+END;
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -200,6 +200,23 @@ COMPACT_STOPPED = "compacting was stopped; nothing changed"
 PURGE_BATCH = 500  # entries deleted per transaction: the GUI's writes interleave
 # articles old enough to go (read flag, cutoff); the entries_age index serves it
 _OLD = "read = ? AND starred = 0 AND first_seen < ?"
+# Control characters in a name (typed, pasted, from a file) show as boxes in the
+# tree and cannot be written to OPML: dropped, runs of white space made one.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _name(value: str) -> str:
+    return " ".join(_CONTROL.sub("", value).split())
+
+
+# A new row's id: above every id alive and every id deleted (``id_high``), so an
+# undo step naming a deleted feed or article never reaches a newer one.
+_NEXT_ID = (
+    "(SELECT max(IFNULL((SELECT max(id) FROM {0}), 0), "
+    "IFNULL((SELECT high FROM id_high WHERE tbl = '{0}'), 0)) + 1)"
+)
+_NEXT_FEED_ID = _NEXT_ID.format("feeds")
+_NEXT_ENTRY_ID = _NEXT_ID.format("entries")
 
 # A list of fewer entries than this is sorted by title from its feeds' own index
 # (read and sorted whole for each page); a longer one is read from the title index.
@@ -555,7 +572,7 @@ class Store:
     # -- folders ---------------------------------------------------------
 
     def folder_id(self, name: str, *, create: bool = True) -> int | None:
-        name = name.strip()
+        name = _name(name)
         if not name:
             return None
         rows = self._q("SELECT id FROM folders WHERE name = ?", (name,))
@@ -571,7 +588,7 @@ class Store:
         return [Folder(r["id"], r["name"]) for r in self._q("SELECT * FROM folders ORDER BY name")]
 
     def rename_folder(self, folder_id: int, name: str) -> None:
-        name = name.strip()
+        name = _name(name)
         if not name:
             raise UsageError("a folder needs a name")
         try:
@@ -595,14 +612,19 @@ class Store:
         title: str = "",
         now: float | None = None,
         auth_username: str | None = None,
+        user_title: str | None = None,
     ) -> int:
+        """``title`` is shown until the feed's own comes; ``user_title`` is the
+        user's name for it (kept unless the first fetch shows it is the feed's own)."""
         folder_id = self.folder_id(folder) if folder else None
+        added = time.time() if now is None else now
+        own = _name(user_title or "") or None
         try:
             with self._tx() as db:
                 cur = db.execute(
-                    "INSERT INTO feeds (url, title, folder_id, added_at, auth_username) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (url, title, folder_id, time.time() if now is None else now, auth_username),
+                    "INSERT INTO feeds (id, url, title, user_title, folder_id, added_at, "
+                    f"auth_username) VALUES ({_NEXT_FEED_ID}, ?, ?, ?, ?, ?, ?)",
+                    (url, title, own, folder_id, added, auth_username),
                 )
                 return int(cur.lastrowid or 0)
         except sqlite3.IntegrityError as e:
@@ -727,6 +749,8 @@ class Store:
                 raise UsageError("minimum interval must be at least one minute")
             if key == "keep_days" and value is not None and not 0 <= float(value) <= 36500:
                 raise UsageError("articles are kept between 0 (always) and 36500 days")
+            if key == "user_title" and value is not None:
+                value = _name(value) or None
             sets.append(f"{key} = ?")
             params.append(int(value) if key == "load_images" else value)
         if not sets:
@@ -811,15 +835,17 @@ class Store:
                         "SELECT id FROM folders WHERE name = ?", (snap.folder,)
                     ).fetchone()[0]
                 feed = dict(snap.feed)
-                old_id = int(feed["id"])
-                if db.execute("SELECT 1 FROM feeds WHERE id = ?", (old_id,)).fetchone():
-                    del feed["id"]  # SQLite reuses free ids: this one has been taken
+                old_id = int(feed.pop("id"))
                 feed["folder_id"] = folder_id
+                # Ids are not handed out again (schema v10), so its own is free
+                # unless taken before that.
+                taken = db.execute("SELECT 1 FROM feeds WHERE id = ?", (old_id,)).fetchone()
                 cur = db.execute(
-                    f"INSERT INTO feeds ({', '.join(feed)}) VALUES ({', '.join('?' * len(feed))})",
-                    tuple(feed.values()),
+                    f"INSERT INTO feeds (id, {', '.join(feed)}) "
+                    f"VALUES ({_NEXT_FEED_ID if taken else '?'}, {', '.join('?' * len(feed))})",
+                    (() if taken else (old_id,)) + tuple(feed.values()),
                 )
-                fid = old_id if "id" in feed else int(cur.lastrowid or 0)
+                fid = int(cur.lastrowid or 0)
                 for table, (names, rows) in snap.tables.items():
                     self._restore_rows(db, table, names, rows, fid)
                 for t in spent:
@@ -858,10 +884,12 @@ class Store:
             }
 
         def insert(columns: list[int], values: list[Any]) -> None:
+            marks = ", ".join("?" * len(columns))
+            cols = ", ".join(names[i] for i in columns)
+            if taken is not None and "id" not in (names[i] for i in columns):
+                cols, marks = f"id, {cols}", f"{_NEXT_ENTRY_ID}, {marks}"
             db.execute(
-                f"INSERT INTO {table} ({', '.join(names[i] for i in columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                [values[i] for i in columns],
+                f"INSERT INTO {table} ({cols}) VALUES ({marks})", [values[i] for i in columns]
             )
 
         for row in rows:
@@ -922,9 +950,10 @@ class Store:
                 if e.uid in purged:
                     continue
                 cur = db.execute(
-                    "INSERT INTO entries (feed_id, uid, title, title_key, link, author, "
+                    "INSERT INTO entries (id, feed_id, uid, title, title_key, link, author, "
                     "published, updated, first_seen, sort_time, content, summary, enclosures) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (feed_id, uid) DO NOTHING",
+                    f"VALUES ({_NEXT_ENTRY_ID},?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                    "ON CONFLICT (feed_id, uid) DO NOTHING",
                     (
                         rec.feed_id,
                         e.uid,
@@ -979,6 +1008,13 @@ class Store:
             if rec.status == "ok":
                 if rec.feed_title is not None:
                     sets.append("title = ?")
+                    params.append(rec.feed_title)
+                    # A name given before the first fetch (an imported list's, `add
+                    # --title`) that is only the feed's own title follows the feed.
+                    sets.append(
+                        "user_title = CASE WHEN last_success IS NULL AND user_title = ? "
+                        "THEN NULL ELSE user_title END"
+                    )
                     params.append(rec.feed_title)
                 if rec.site_link is not None:
                     sets.append("site_link = ?")

@@ -143,3 +143,22 @@ def test_an_undo_that_can_no_longer_be_done_says_why_and_drops_out(env, feeds, m
     assert "already exists" in win.statusBar().currentMessage()
     assert folder_of(env, beta) == "World"  # nothing half done
     assert not win.undo_stack.canUndo()
+
+
+def test_undo_after_an_unsubscribe_never_reaches_a_feed_added_since(env, feeds):
+    """Move Beta, unsubscribe it, add Gamma, then undo twice: Gamma took Beta's
+    freed id, and the second undo moved Gamma (a feed never moved) out of its
+    folder instead of Beta."""
+    _alpha, beta = feeds
+    win = env.window(start_scheduler=False)
+    drop(win, beta, "Later")
+    win.select_feed(beta)
+    win.delete_node(confirm=False)
+    assert beta not in [f.id for f in env.store.feeds()]
+    gamma = stored_feed(env, "Gamma", 1, folder="Elsewhere")
+    win.tree_model.reload()
+    assert gamma != beta
+    win.undo_stack.undo()  # the unsubscribe
+    assert folder_of(env, beta) == "Later"
+    win.undo_stack.undo()  # the move
+    assert folder_of(env, beta) == "News" and folder_of(env, gamma) == "Elsewhere"

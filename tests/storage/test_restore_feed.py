@@ -78,9 +78,10 @@ def test_an_unsubscribed_feed_comes_back_whole(tmp_path: Path) -> None:
         assert store.integrity_check() == "ok"
 
 
-def test_ids_taken_meanwhile_are_replaced_and_nothing_collides(tmp_path: Path) -> None:
-    """SQLite reuses the largest free ids: a feed added after the unsubscribe takes
-    the feed's id, its first articles take the articles' ids."""
+def test_ids_are_not_handed_out_again_so_a_restore_keeps_them(tmp_path: Path) -> None:
+    """SQLite gives a new row the largest id + 1: a feed added after the newest was
+    unsubscribed took its id, its first articles the articles' ids, and undo
+    steps naming them (move, rename, star) then acted on the newcomer."""
     with Store(tmp_path / "db.sqlite3") as store:
         store.add_feed("https://a.example/f")
         fid = store.add_feed("https://p.example/f", folder="Gone")
@@ -92,17 +93,47 @@ def test_ids_taken_meanwhile_are_replaced_and_nothing_collides(tmp_path: Path) -
         store.delete_feed(fid)
         store.delete_folder(store.folder_id("Gone") or 0)
         newcomer = store.add_feed("https://n.example/f")
-        assert newcomer == fid  # reused
+        assert newcomer > fid
         store.record_fetch(FetchRecord(newcomer, 20.0, "ok", entries=[_entry("z", "z", 3.0)]))
-        taken = store.entry_ids(feed_ids=[newcomer])
-        assert set(taken) & set(old_ids)
+        (z,) = store.entry_ids(feed_ids=[newcomer])
+        assert z > max(old_ids)
 
         back = store.restore_feed(snap)
-        assert back not in (fid,) and store.feed(back).url == "https://p.example/f"
+        assert back == fid and store.feed(back).url == "https://p.example/f"
         assert store.feed(back).folder == "Gone"  # made again
-        titles = {e.title for e in store.entries(store.entry_ids(feed_ids=[back]))}
-        assert titles == {"x", "y"}
-        assert {e.title for e in store.entries(taken)} == {"z"}  # the newcomer's untouched
+        assert sorted(store.entry_ids(feed_ids=[back])) == sorted(old_ids)
+        assert {e.title for e in store.entries([z])} == {"z"}  # the newcomer's untouched
+        # and after a restart (the high mark is in the file)
+    with Store(tmp_path / "db.sqlite3") as store:
+        store.delete_feed(newcomer)
+        assert store.add_feed("https://m.example/f") > newcomer
+        assert store.integrity_check() == "ok"
+
+
+def test_ids_taken_before_they_stopped_being_reused_are_replaced(tmp_path: Path) -> None:
+    """A database from before schema v10 may already have given the feed's ids to
+    others: the feed and its articles come back under new ones."""
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed("https://p.example/f", folder="Gone")
+        store.record_fetch(FetchRecord(fid, 10.0, "ok", entries=[_entry("x", "x", 1.0)]))
+        (old,) = store.entry_ids(feed_ids=[fid])
+        snap = store.snapshot_feed(fid)
+        assert snap is not None
+        store.delete_feed(fid)
+        with store._tx() as db:  # as SQLite's own numbering did
+            db.execute(
+                "INSERT INTO feeds (id, url, added_at) VALUES (?, 'https://n.example/f', 0)",
+                (fid,),
+            )
+            db.execute(
+                "INSERT INTO entries (id, feed_id, uid, first_seen, sort_time) "
+                "VALUES (?, ?, 'z', 0, 0)",
+                (old, fid),
+            )
+        back = store.restore_feed(snap)
+        assert back != fid and store.feed(fid).url == "https://n.example/f"
+        (moved,) = store.entry_ids(feed_ids=[back])
+        assert moved != old and store.entries([moved])[0].title == "x"
         assert store.integrity_check() == "ok"
 
 
