@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from smartreader.errors import CredentialsError, UsageError
 from smartreader.net import credentials, favicon
+from smartreader.net.discover import without_feed_scheme
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
 from smartreader.storage.store import Feed, FeedSnapshot, Store
 from smartreader.text import count_of
@@ -40,7 +41,7 @@ def feed_address(text: str) -> str:
     scheme; it must be http(s) with a host, and hold no spaces and no user name
     or password (those have their own fields, and go to the keyring). Raises
     :class:`UsageError` saying what is wrong."""
-    url = text.strip()
+    url = without_feed_scheme(text)
     if "://" not in url:
         if _BARE_SCHEME.match(url):
             raise UsageError(f"only http and https feeds are supported, not {url!r}")

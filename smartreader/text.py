@@ -29,6 +29,17 @@ def count_of(n: int, noun: str, plural: str | None = None, *, grouped: bool = Tr
     return f"{number} {noun if n == 1 else plural or noun + 's'}"
 
 
+def size_text(n: float) -> str:
+    """``"512 B"``, ``"14.4 KiB"``, ``"15 MiB"``: a size for people, not 15728640."""
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024 or unit == "MiB":
+            if unit == "B":
+                return f"{int(n)} B"
+            return f"{n:.1f}".removesuffix(".0") + f" {unit}"
+        n /= 1024
+    raise AssertionError  # (the loop always returns)
+
+
 def duration_text(seconds: float) -> str:
     """``"45 s"``, ``"12 min"``, ``"2 h 10 min"``, ``"3 d 4 h"`` (CLI and GUI alike)."""
     s = max(0.0, seconds)

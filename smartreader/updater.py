@@ -49,6 +49,7 @@ from smartreader.net.discover import (
     guess_feed_urls,
     looks_like_feed,
     looks_like_page,
+    without_feed_scheme,
 )
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
@@ -362,7 +363,7 @@ class Updater:
         only the page. ``public_only`` for an address a page named (a
         ``FeedOption``): it must not lead into the local network.
         """
-        url = url.strip()
+        url = without_feed_scheme(url)
         if "://" not in url:
             url = "https://" + url
         clean, user, password = credentials.split_userinfo(url)

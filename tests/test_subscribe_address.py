@@ -78,3 +78,10 @@ def test_when_the_linked_feed_is_dead_the_usual_paths_are_tried(app, feed_server
     feed_server.routes({"/site/": _page("/gone.xml"), "/gone.xml": Reply(status=404), "/rss": FEED})
     fid = up.subscribe(feed_server.url("/site/"))
     assert store.feed(fid).url == feed_server.url("/rss")
+
+
+def test_a_feed_scheme_address_is_subscribed_as_the_web_address_it_names(app, feed_server):
+    store, up = app
+    feed_server.route("/rss", FEED)
+    fid = up.subscribe(feed_server.url("/rss").replace("http://", "feed://"))
+    assert store.feed(fid).url == feed_server.url("/rss")

@@ -302,6 +302,9 @@ def test_a_feed_without_an_icon_is_undone_without_one(two):
         ("example.org/feed", "https://example.org/feed"),
         ("localhost:8080/feed", "https://localhost:8080/feed"),
         ("  http://a.example/x  ", "http://a.example/x"),
+        # what browsers and sites hand to a feed reader (it was refused)
+        ("feed://a.example/rss", "http://a.example/rss"),
+        ("FEED:https://a.example/rss", "https://a.example/rss"),
     ],
 )
 def test_feed_address_adds_https_when_no_scheme_is_named(typed, address):

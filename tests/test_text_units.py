@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smartreader.text import NBSP, keep_units
+from smartreader.text import NBSP, keep_units, size_text
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,13 @@ from smartreader.text import NBSP, keep_units
 )
 def test_numbers_keep_their_units(text: str, kept: str) -> None:
     assert keep_units(text) == kept.replace("_", NBSP)
+
+
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [(0, "0 B"), (1023, "1023 B"), (14746, "14.4 KiB"), (15 * 1024 * 1024, "15 MiB"),
+     (1536 * 1024 * 1024, "1536 MiB")],
+)  # fmt: skip
+def test_sizes_read_as_people_write_them(n, text):
+    """An oversized feed was refused as "more than 15728640 bytes"."""
+    assert size_text(n) == text

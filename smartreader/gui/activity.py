@@ -76,7 +76,7 @@ from smartreader.gui.charts import (
 )
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 from smartreader.net.parse import is_cap_note
-from smartreader.text import clock_text, date_time_text, day_clock, day_month, keep_units
+from smartreader.text import clock_text, date_time_text, day_clock, day_month, keep_units, size_text
 
 log = logging.getLogger(__name__)
 
@@ -573,7 +573,7 @@ class FeedActivityView(QWidget):
                 status,
                 "" if row.http_status is None else str(row.http_status),
                 str(row.new_items) if row.status == "ok" else "",
-                _bytes(row.bytes) if row.bytes else "",
+                size_text(row.bytes) if row.bytes else "",
                 details,
             ]
             for c, text in enumerate(cells):
@@ -1215,14 +1215,6 @@ def _per_day(v: float) -> str:
     if v >= 10:
         return f"{v:.1f}"
     return f"{v:.2f}"
-
-
-def _bytes(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / 1024 / 1024:.1f} MiB"
 
 
 def _esc(s: str) -> str:

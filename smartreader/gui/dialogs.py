@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -371,6 +372,9 @@ class FeedPropertiesDialog(QDialog):
         self.folder.addItems([f.name for f in store.folders()])
         self.folder.setCurrentText(feed.folder or "")
         self.folder.lineEdit().setPlaceholderText("(none — top level)")
+        # as wide as the other fields: sized to its text, an empty one (a feed at
+        # the top level, no folders yet) was a 30 px box without its placeholder
+        self.folder.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.username = QLineEdit(feed.auth_username or "")
         self.username.setPlaceholderText("only for feeds that need a login")
         self.password = QLineEdit()

@@ -105,6 +105,21 @@ def discover_feeds(html: bytes, base_url: str) -> list[DiscoveredFeed]:
     return found
 
 
+def without_feed_scheme(url: str) -> str:
+    """``feed://example.org/rss`` and ``feed:https://example.org/rss`` (what
+    browsers and sites hand to a feed reader) as the web addresses they name;
+    ``feed://`` is http, as it has always meant. Anything else unchanged."""
+    text = url.strip()
+    if text[:5].lower() != "feed:":
+        return text
+    rest = text[5:]
+    if rest.startswith("//"):
+        return "http:" + rest
+    if rest[:7].lower() == "http://" or rest[:8].lower() == "https://":
+        return rest
+    return text
+
+
 def guess_feed_urls(site_url: str) -> list[str]:
     """Conventional feed locations on the site's origin, for pages that link none."""
     parts = urlsplit(site_url)

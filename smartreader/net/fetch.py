@@ -46,6 +46,7 @@ import ipaddress
 import logging
 import random
 import socket
+import ssl
 import threading
 import time
 import zlib
@@ -62,6 +63,7 @@ from smartreader.core.models import ServerHints
 from smartreader.net import guard
 from smartreader.net.credentials import redact, split_userinfo
 from smartreader.net.hints import format_epoch, hints_from_headers
+from smartreader.text import size_text
 
 FetchStatus = Literal["ok", "not_modified", "error", "rate_limited", "gone"]
 
@@ -242,7 +244,9 @@ class _Decoder:
     def _count(self, data: bytes) -> bytes:
         self._produced += len(data)
         if self._produced > self._cap:
-            raise _TooLarge(f"response too large (more than {self._cap} bytes after decompression)")
+            raise _TooLarge(
+                f"response too large (more than {size_text(self._cap)} after decompression)"
+            )
         return data
 
     def feed(self, data: bytes) -> Iterator[bytes]:
@@ -418,6 +422,21 @@ def _request_host(exc: httpx.HTTPError) -> str:
         return str(exc.request.url.host) or "the server"
     except RuntimeError:  # raised before a request was made
         return "the server"
+
+
+def _describe_tls(exc: ssl.SSLError, host: str) -> str:
+    """OpenSSL's words ("[SSL: WRONG_VERSION_NUMBER] wrong version number
+    (_ssl.c:1000)") said little to a reader; the certificate's own reason is kept."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = exc.verify_message or exc.reason or "it could not be verified"
+        return f"{host}'s certificate is not trusted ({why}); the connection was refused"
+    if exc.reason == "WRONG_VERSION_NUMBER":
+        return (
+            f"{host} did not answer with a secure (TLS) connection: "
+            "does the address need http:// rather than https://?"
+        )
+    reason = (exc.reason or str(exc)).replace("_", " ").lower()
+    return f"no secure (TLS) connection could be made with {host}: {reason}"
 
 
 def _describe_exception(exc: Exception) -> str:
@@ -831,6 +850,9 @@ class _Run:
             if lookup.errno in _NO_SUCH_HOST:
                 return f"no server called {host} was found: check the address"
             return f"could not look up {host}: {lookup.strerror or lookup}"
+        tls = guard.found(exc, ssl.SSLError)
+        if tls is not None:
+            return _describe_tls(tls, _request_host(exc))
         refused = guard.found(exc, guard.LocalAddressRefused)
         if refused is not None:
             where = f"({refused.host} resolves to {refused.address}); refused"
@@ -912,14 +934,16 @@ class _Run:
         # capped too (below), so an encoded body declared over the cap is refused
         # before it is read as well.
         if declared.isdigit() and int(declared) > cap:
-            raise _TooLarge(f"response too large ({declared} bytes; the limit is {cap} bytes)")
+            raise _TooLarge(
+                f"response too large ({size_text(int(declared))}; the limit is {size_text(cap)})"
+            )
         if response.is_stream_consumed:
             # A transport that hands over an already-read body (httpx.MockTransport
             # with content=...): httpx has decoded it, so only the cap applies.
             body = response.content
             self.bytes_read = len(body)
             if len(body) > cap:
-                raise _TooLarge(f"response too large (more than {cap} bytes)")
+                raise _TooLarge(f"response too large (more than {size_text(cap)})")
             return body, len(body)
         decoder = _Decoder(encoding, cap)
         chunks: list[bytes] = []
@@ -928,7 +952,7 @@ class _Run:
             wire += len(raw)
             self.bytes_read = wire
             if wire > cap:
-                raise _TooLarge(f"response too large (more than {cap} bytes)")
+                raise _TooLarge(f"response too large (more than {size_text(cap)})")
             chunks.extend(decoder.feed(raw))
             self._check_deadline()
         chunks.append(decoder.flush())

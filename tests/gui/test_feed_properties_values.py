@@ -59,3 +59,14 @@ def test_what_the_user_changes_is_written(qtbot, store):
     dlg.min_interval.setValue(0)  # "default": the feed follows Settings again
     dlg.save()
     assert store.feed(fid).min_interval is None
+
+
+def test_an_empty_folder_box_is_as_wide_as_the_other_fields(qtbot, store):
+    """A feed at the top level with no folders yet: the box was sized to its empty
+    text, 30 px, and its "(none — top level)" placeholder could not be read."""
+    fid = store.add_feed("https://a.example/feed", title="A")
+    dlg = dialog(qtbot, store, fid)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.folder.currentText() == ""
+    assert dlg.folder.width() >= dlg.title.width() - 2
