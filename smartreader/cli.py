@@ -201,10 +201,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_store(args: argparse.Namespace) -> Store:
+def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
+    """The data folder's store. ``reads_only``: the command changes nothing, so a
+    data folder that cannot be written (a read-only mount, a copy on a disc) is read
+    as it is, when that is safe (``open_unwritable``)."""
+    from smartreader.errors import ReadOnlyDataError
     from smartreader.storage import Store, db_path
+    from smartreader.storage.store import open_unwritable
 
-    store = Store(db_path(getattr(args, "data_dir", None)))
+    path = db_path(getattr(args, "data_dir", None))
+    try:
+        store = Store(path)
+    except ReadOnlyDataError as e:
+        ro = open_unwritable(path) if reads_only else None
+        if ro is None:
+            raise
+        print(
+            f"note: {e.where} is read-only: reading the database, changing nothing", file=sys.stderr
+        )
+        return ro
     if store.stray_wal is not None:
         print(
             f"note: a write-ahead log that did not belong to the database was set aside, "
@@ -384,7 +399,7 @@ def _say_created(folders: list[Path]) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from smartreader.subscriptions import save_opml
 
-    with _open_store(args) as store, _target_file(args.file) as made:
+    with _open_store(args, reads_only=True) as store, _target_file(args.file) as made:
         n = save_opml(store, args.file)
     _say_created(made)
     print(f"exported {count_of(n, 'feed')} to {args.file}")
@@ -443,7 +458,7 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
 
 
 def cmd_feeds(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, reads_only=True) as store:
         feeds = store.feeds()
         unread = store.unread_counts()
         if args.json:
@@ -489,7 +504,7 @@ def cmd_feeds(args: argparse.Namespace) -> int:
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, reads_only=True) as store:
         for fid in args.feed or ():
             store.feed(fid)  # a clear error for an unknown id, as `update` gives
         ids = store.entry_ids(
@@ -552,7 +567,7 @@ def _can_write(path: Path) -> None:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, reads_only=True) as store:
         _not_the_database(args.path, store.path)
         with _target_file(args.path) as made:
             _can_write(args.path)

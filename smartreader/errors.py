@@ -3,7 +3,8 @@
     SmartReaderError
     ├── StorageError            the database cannot be opened/used
     │   ├── DatabaseTooNewError written by a newer smartreader
-    │   └── DatabaseCorruptError integrity check failed / not a database
+    │   ├── DatabaseCorruptError integrity check failed / not a database
+    │   └── ReadOnlyDataError   the data folder (or the database) cannot be written
     ├── FetchError              network/HTTP trouble for one feed (data, not a crash)
     ├── ParseError              the bytes are not a usable feed
     ├── CredentialsError        no keyring backend, or it refused us
@@ -28,6 +29,12 @@ class DatabaseTooNewError(StorageError):
 
 class DatabaseCorruptError(StorageError):
     pass
+
+
+class ReadOnlyDataError(StorageError):
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where  # what cannot be written: "the data folder …"
 
 
 class FetchError(SmartReaderError):

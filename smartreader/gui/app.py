@@ -37,12 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from smartreader import __version__, resources
-from smartreader.errors import SmartReaderError
+from smartreader.errors import ReadOnlyDataError, SmartReaderError, StorageError
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
-from smartreader.storage import backups, walguard
-from smartreader.storage.store import ensure_folder
+from smartreader.storage import backups, db_path, walguard
+from smartreader.storage.store import ensure_folder, ensure_writable
 from smartreader.text import date_time_text
 
 log = logging.getLogger(__name__)
@@ -337,9 +337,26 @@ class AppController:
         if self._lock is not None:
             return
         ensure_folder(folder)
+        # a lock file that cannot be made is not another smartreader
+        ensure_writable(db_path(folder))
         lock = QLockFile(str(folder / "smartreader.lock"))
         lock.setStaleLockTime(0)  # stale = its process is gone, however recent
         if not lock.tryLock(100):
+            # Only LockFailedError means another process holds it; the check above
+            # cannot foresee every refusal (an ACL, a full disk).
+            if lock.error() == QLockFile.LockError.PermissionError:
+                raise ReadOnlyDataError(
+                    f"the data folder {folder} is read-only (or cannot be written): "
+                    "the lock file cannot be made there; make it writable, or choose "
+                    "another with --data-dir or SMARTREADER_DATA_DIR",
+                    f"the data folder {folder}",
+                )
+            if lock.error() == QLockFile.LockError.UnknownError:
+                raise StorageError(
+                    f"cannot make the lock file {folder / 'smartreader.lock'} (is the "
+                    "disk full?); choose another data folder with --data-dir or "
+                    "SMARTREADER_DATA_DIR"
+                )
             if ask_running_to_show(folder):
                 # its window may be hidden in the tray: starting again brings it back
                 raise AlreadyRunning(f"smartreader already runs on {folder}: shown")
@@ -395,8 +412,6 @@ class AppController:
 
     def _backup_if_due(self) -> None:
         """Rolling daily backups (the newest few kept); a failure is logged, not fatal."""
-        from smartreader.errors import StorageError
-
         if self._store is None:
             return
         folder = backups.backups_dir(self._store.path)

@@ -76,7 +76,7 @@ def is_valid_database(path: str | os.PathLike[str]) -> bool:
         return False
     try:
         return str(con.execute("PRAGMA integrity_check").fetchone()[0]) == "ok"
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):  # the latter: a damaged name, in SQLite's words
         return False
     finally:
         con.close()

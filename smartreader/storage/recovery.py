@@ -31,7 +31,7 @@ from typing import Literal
 
 from smartreader.errors import DatabaseCorruptError, DatabaseTooNewError, StorageError
 from smartreader.storage.backups import BackupInfo, backups_dir, is_valid_database, list_backups
-from smartreader.storage.store import Store
+from smartreader.storage.store import Store, looks_damaged, not_utf8
 
 ProblemKind = Literal["corrupt", "too_new", "locked", "unreadable"]
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -57,7 +57,7 @@ def _classify(error: str) -> ProblemKind:
     low = error.lower()
     if "locked" in low or "busy" in low:
         return "locked"
-    if "not a database" in low or "malformed" in low or "corrupt" in low:
+    if looks_damaged(low):
         return "corrupt"
     return "unreadable"
 
@@ -90,6 +90,9 @@ def diagnose(
     kind: ProblemKind = "corrupt"
     try:
         con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=timeout)
+        # quick_check names what it finds damaged; damage may have made the name not
+        # UTF-8, and the report must still read
+        con.text_factory = lambda b: b.decode("utf-8", "replace")
         try:
             con.execute("PRAGMA schema_version").fetchone()  # reads the header
             if full_check:
@@ -103,6 +106,10 @@ def diagnose(
         kind = _classify(error)
         if kind == "unreadable" and path.is_file() and _looks_damaged(path):
             kind = "corrupt"
+    except UnicodeDecodeError as e:
+        # SQLite's own message quoted a damaged name (sqlite3 cannot decode it)
+        error = f"SQLite read text that is not UTF-8: {not_utf8(e)}"
+        kind = "corrupt"
     if error is not None:
         return _problem(kind, path, error, folder)
     try:

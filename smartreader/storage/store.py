@@ -30,6 +30,7 @@ from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
     DatabaseCorruptError,
     DatabaseTooNewError,
+    ReadOnlyDataError,
     StorageError,
     UsageError,
 )
@@ -290,6 +291,46 @@ def ensure_folder(folder: Path) -> None:
 _CHOOSE = "; choose another with --data-dir or SMARTREADER_DATA_DIR"
 
 
+def ensure_writable(db: Path) -> None:
+    """Say so when the data folder (or the database in it) cannot be written: SQLite
+    only says "unable to open database file", and a lock file that cannot be made
+    looked like another running smartreader. Checked with the effective ids (root
+    may write where the mode says no, not on a read-only file system)."""
+    folder = db.parent
+    eff = os.access in os.supports_effective_ids
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=eff):
+        where = f"the data folder {folder}"
+    elif db.exists() and not os.access(db, os.W_OK, effective_ids=eff):
+        where = f"the database {db}"
+    else:
+        return
+    try:
+        on_ro = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs (Windows)
+        on_ro = False
+    why = "it is on a read-only file system" if on_ro else "no permission to write there"
+    raise ReadOnlyDataError(
+        f"{where} is read-only (or cannot be written): {why}; "
+        "make it writable, or choose another with --data-dir or SMARTREADER_DATA_DIR",
+        where,
+    )
+
+
+def looks_damaged(error: str) -> bool:
+    """SQLite's words for a damaged file; and Python's for a name or value in it that
+    is not UTF-8 ("Could not decode to UTF-8 column …")."""
+    low = error.lower()
+    return any(w in low for w in ("not a database", "malformed", "corrupt", "decode to utf-8"))
+
+
+def not_utf8(e: UnicodeDecodeError) -> str:
+    """What SQLite said (or returned) when it was not UTF-8. Python's sqlite3 raises
+    UnicodeDecodeError in place of the error when damage put a stray byte in a name
+    that SQLite quotes; everything smartreader writes is UTF-8, so only a damaged
+    file holds such bytes."""
+    return bytes(e.object).decode("utf-8", "replace")
+
+
 def _warnings(raw: Any) -> tuple[str, ...]:
     """The ``warnings`` column (absent from an older database opened read-only);
     a damaged value reads as none."""
@@ -370,16 +411,28 @@ class Store:
     """One SQLite database. Thread-safe by a lock; use one writer instance."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, readonly: bool = False, busy_timeout: float = 10.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        readonly: bool = False,
+        busy_timeout: float = 10.0,
+        immutable: bool = False,
     ) -> None:
+        """``immutable`` (with ``readonly``): read the file as it lies, without locks
+        or a WAL; only for a database nobody can write (``open_unwritable``)."""
         self.path = Path(path)
         self.readonly = readonly
+        self.immutable = readonly and immutable
         # how long a write waits for another program's lock before it fails
         self.busy_timeout = float(busy_timeout)
         # a -wal that cannot be ours, moved aside instead of applied (walguard)
         self.stray_wal: Path | None = None
         self._guarded = not readonly and str(path) != ":memory:"
         if self._guarded:
+            ensure_folder(self.path.parent)
+            # before walguard, which removes its marker: a read-only folder is one
+            # clear error, not a log line about the marker and then SQLite's words
+            ensure_writable(self.path)
             self.stray_wal = walguard.before_open(self.path, self.path.parent / "backups")
         self._lock = threading.RLock()
         self._compact_flag = threading.Lock()  # guards _compacting for stop_compact
@@ -387,6 +440,8 @@ class Store:
         try:
             if readonly:
                 uri = self.path.resolve().as_uri() + "?mode=ro"
+                if self.immutable:
+                    uri += "&immutable=1"
                 self._db = sqlite3.connect(
                     uri,
                     uri=True,
@@ -395,7 +450,6 @@ class Store:
                     timeout=self.busy_timeout,
                 )
             else:
-                ensure_folder(self.path.parent)
                 self._db = sqlite3.connect(
                     self.path,
                     isolation_level=None,
@@ -410,13 +464,19 @@ class Store:
         except sqlite3.DatabaseError as e:
             self._db.close()
             msg = str(e)
-            if "not a database" in msg or "malformed" in msg or "corrupt" in msg:
+            if looks_damaged(msg):
                 raise DatabaseCorruptError(
                     f"{self.path} is damaged ({msg}); it has not been modified"
                 ) from e
             if "locked" in msg or "busy" in msg:
                 raise StorageError(f"{self.path} is locked by another program ({msg})") from e
             raise StorageError(f"cannot use database {self.path}: {msg}") from e
+        except UnicodeDecodeError as e:
+            self._db.close()
+            raise DatabaseCorruptError(
+                f"{self.path} is damaged (SQLite read text that is not UTF-8: "
+                f"{not_utf8(e)}); it has not been modified"
+            ) from e
         except StorageError:
             self._db.close()
             raise
@@ -440,6 +500,13 @@ class Store:
         self._title_key = "title_key"
         if not self.readonly:
             self._migrate(version)
+            version = SCHEMA_VERSION
+        # A damaged byte in the schema that still parses renames a column or a table:
+        # every query on it would fail later, with SQLite's words or a traceback.
+        if (damage := _schema_damage(db, version)) is not None:
+            raise DatabaseCorruptError(
+                f"{self.path} is damaged ({damage}); it has not been modified"
+            )
         # A read-only store may be at an older schema, without the v3 index or
         # the v4 title key (then title pages fold the titles themselves: slower).
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_list'").fetchone():
@@ -481,7 +548,7 @@ class Store:
         The GUI reads through one: with WAL a reader sees the last commit while a
         write is in progress, so a list re-query never waits for the updater's
         transaction (on this store's lock) to finish."""
-        return Store(self.path, readonly=True)
+        return Store(self.path, readonly=True, immutable=self.immutable)
 
     def __enter__(self) -> Store:
         return self
@@ -1809,6 +1876,55 @@ class Store:
             tmp.unlink(missing_ok=True)
             raise StorageError(f"backup to {dest} failed: {e}") from e
         return dest
+
+
+def open_unwritable(db: Path) -> Store | None:
+    """The database in a folder that cannot be written (a read-only mount, a copy on
+    a disc), read-only, for the commands that only read; None where that is not safe:
+    no database, or any ``-wal``/``-shm``/``-journal`` beside it (a crash's changes,
+    a stray WAL, or a program writing it through another path right now), which only
+    a writable folder can apply or set aside. Read as the file lies (``immutable``):
+    SQLite cannot make there the ``-shm`` a WAL database otherwise needs."""
+    if not db.is_file():
+        return None
+    if any(db.with_name(db.name + s).exists() for s in ("-wal", "-shm", "-journal")):
+        return None
+    return Store(db, readonly=True, immutable=True)
+
+
+_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
+_COLUMNS = "SELECT name FROM pragma_table_info(?)"
+_expected_tables: dict[int, dict[str, list[str]]] = {}  # schema version → table → columns
+
+
+def _tables_at(version: int) -> dict[str, list[str]]:
+    """The tables, with their columns, of a database made by MIGRATIONS up to ``version``."""
+    if version not in _expected_tables:
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            mem.create_function("casefold", 1, _casefold, deterministic=True)
+            for v in range(version):
+                mem.executescript(MIGRATIONS[v])
+            tables = [r[0] for r in mem.execute(_TABLES)]
+            _expected_tables[version] = {
+                t: [r[0] for r in mem.execute(_COLUMNS, (t,))] for t in tables
+            }
+        finally:
+            mem.close()
+    return _expected_tables[version]
+
+
+def _schema_damage(db: sqlite3.Connection, version: int) -> str | None:
+    """What is missing from the tables a database at ``version`` has; None if nothing.
+    Tables and columns someone added are no damage."""
+    have = {r[0] for r in db.execute(_TABLES)}
+    for table, columns in _tables_at(version).items():
+        if table not in have:
+            return f"the table {table} is missing"
+        found = [r[0] for r in db.execute(_COLUMNS, (table,))]
+        if found[: len(columns)] != columns:
+            return f"the columns of the table {table} are not as smartreader made them"
+    return None
 
 
 def _casefold(text: str | None) -> str:

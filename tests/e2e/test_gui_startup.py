@@ -1,5 +1,5 @@
-"""Start-up with a damaged or locked database: explained, never deleted, restorable;
-and the rolling backup the app writes when it opens."""
+"""Start-up with a damaged or locked database, or a read-only data folder: explained,
+never deleted, restorable; and the rolling backup the app writes when it opens."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import sqlite3
 
 import pytest
 
+from smartreader.errors import ReadOnlyDataError
 from smartreader.gui.app import AlreadyRunning, AppController, StartupAborted, create_app
 from smartreader.storage import Store, backups, db_path
+from tests.readonly import read_only
 
 pytestmark = [pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -187,3 +189,61 @@ def test_an_unusable_data_folder_is_a_clear_error_not_a_traceback(controller, tm
     (tmp_path / "file").write_text("")
     with pytest.raises(StorageError, match="a file is in the way"):
         controller[0].open(tmp_path / "file")
+
+
+def test_a_read_only_data_folder_is_said_so_not_taken_for_a_running_app(
+    controller, tmp_path, caplog
+):
+    """Before, the lock file that could not be made read as another smartreader
+    holding the folder ("Switch to that window"), which nothing was."""
+    ctl, asked, _ = controller
+    _make_db(tmp_path, 1)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    told: list[str] = []
+    ctl._ask_already_running = told.append
+    with read_only(tmp_path), pytest.raises(ReadOnlyDataError) as caught:
+        ctl.open(tmp_path)
+    assert str(caught.value).startswith(
+        f"the data folder {tmp_path} is read-only (or cannot be written): "
+    )
+    assert told == [] and asked == [] and ctl.window is None
+    assert "cannot remove" not in caplog.text
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_lock_file_refused_by_the_system_is_not_another_app(controller, tmp_path, monkeypatch):
+    """The lock's own error, for a refusal the folder check does not foresee: the
+    folder check is left out here to reach it (the refusal itself is real)."""
+    ctl, _, _ = controller
+    _make_db(tmp_path, 1)
+    monkeypatch.setattr("smartreader.gui.app.ensure_writable", lambda db: None)
+    told: list[str] = []
+    ctl._ask_already_running = told.append
+    with read_only(tmp_path), pytest.raises(ReadOnlyDataError, match="lock file cannot be made"):
+        ctl.open(tmp_path)
+    assert told == []
+
+
+def test_a_database_whose_schema_is_not_utf8_offers_the_backup(controller, tmp_path, qtbot):
+    """A damaged name in the schema made Python's sqlite3 raise UnicodeDecodeError
+    out of the start-up check: now it is damage like any other."""
+    ctl, asked, answers = controller
+    _make_db(tmp_path, 3)
+    path = db_path(tmp_path)
+    with Store(path) as store:
+        backups.make_backup(store, now=1_700_000_000.0)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"sqlite_autoindex_folders_1")
+    data[at + 25] = 0xB4  # the final "1": a byte that starts no UTF-8 character
+    path.write_bytes(bytes(data))
+    answers.append("quit")
+    with pytest.raises(StartupAborted):
+        ctl.open(tmp_path)
+    assert [p.kind for p in asked] == ["corrupt"] and asked[0].can_restore
+    assert "not UTF-8" in asked[0].detail and path.read_bytes() == bytes(data)
+    answers.append("restore")
+    win = ctl.open(tmp_path)
+    qtbot.addWidget(win)
+    assert len(win.store.feeds()) == 3
+    [kept] = [k for k in tmp_path.glob("*.corrupt-*") if not k.name.endswith(("-wal", "-shm"))]
+    assert kept.read_bytes() == bytes(data)  # the damaged file is kept, as it was

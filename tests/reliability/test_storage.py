@@ -270,10 +270,28 @@ def _corrupt(db: Path, how: str) -> None:
         data = data[: len(data) // 3 + 123]
     elif how == "not a database":
         data = bytearray(b"<html>this is not a database</html>" * 50)
+    else:
+        word, at, byte = SCHEMA_FLIPS[how]
+        assert data.count(word) == 1  # in the schema (sqlite_master), nowhere else
+        data[data.index(word) + at] = byte
     db.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("how", ["zeroed header", "random pages", "truncated", "not a database"])
+# One byte of the schema's text changed, as bit rot or a torn page changes it. Before,
+# the first crashed every command and the app with a UnicodeDecodeError (Python's
+# sqlite3 cannot decode SQLite's message quoting the damaged name); the other two
+# opened, then failed at the first query naming the column (a traceback, or
+# "cannot use database" where it was read at start-up).
+SCHEMA_FLIPS = {
+    "index name not UTF-8": (b"sqlite_autoindex_folders_1", 25, 0xB4),
+    "column name not UTF-8": (b"site_link", 0, 0xB4),
+    "column renamed": (b"site_link", 6, ord("o")),
+}
+
+
+@pytest.mark.parametrize(
+    "how", ["zeroed header", "random pages", "truncated", "not a database", *SCHEMA_FLIPS]
+)
 def test_corrupt_database_is_explained_kept_and_restorable(tmp_path: Path, how: str) -> None:
     db = tmp_path / "smartreader.sqlite3"
     store = filled_store(db, n=400, size=2000)
@@ -301,6 +319,58 @@ def test_corrupt_database_is_explained_kept_and_restorable(tmp_path: Path, how: 
     assert recovery.diagnose(db) is None
     with Store(db) as s:
         assert s.entry_count() == 400 and s.integrity_check() == "ok"
+
+
+@pytest.mark.parametrize("how", SCHEMA_FLIPS)
+@pytest.mark.parametrize("command", [["feeds"], ["update"], ["add", "https://x.example/b"]])
+def test_a_damaged_schema_is_one_line_from_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, command: list[str]
+) -> None:
+    from smartreader.cli import main
+
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    _corrupt(db, how)
+    damaged = db.read_bytes()
+    assert main([*command, "--data-dir", str(tmp_path)]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"smartreader: {db} is damaged (")
+    assert line.endswith("); it has not been modified")
+    assert db.read_bytes() == damaged
+
+
+def test_a_backup_damaged_in_its_schema_is_passed_over(tmp_path: Path) -> None:
+    db = tmp_path / "smartreader.sqlite3"
+    store = filled_store(db)
+    older = backups.make_backup(store, now=T0)
+    newer = backups.make_backup(store, now=T0 + 86400)
+    store.close()
+    _corrupt(newer, "index name not UTF-8")
+    _corrupt(db, "zeroed header")
+    assert not backups.is_valid_database(newer)
+    problem = recovery.diagnose(db)
+    assert problem is not None and problem.backup is not None and problem.backup.path == older
+
+
+def test_a_check_report_naming_a_damaged_table_still_reads(tmp_path: Path) -> None:
+    """quick_check names the table it finds wrong; damage that left the name not
+    UTF-8 (and the table's rows breaking its own rules) is reported, not a crash."""
+    db = tmp_path / "smartreader.sqlite3"
+    filled_store(db).close()
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("CREATE TABLE notes (x TEXT)")
+    con.execute("INSERT INTO notes VALUES (NULL)")
+    con.execute("PRAGMA writable_schema = ON")
+    name = b"no\xb4es"
+    con.execute(
+        "UPDATE sqlite_master SET sql = CAST(? AS TEXT), name = CAST(? AS TEXT), "
+        "tbl_name = CAST(? AS TEXT) WHERE name = 'notes'",
+        (b"CREATE TABLE " + name + b" (x TEXT NOT NULL)", name, name),
+    )
+    con.close()
+    problem = recovery.diagnose(db)
+    assert problem is not None and problem.kind == "corrupt"
+    assert problem.detail == "NULL value in no\ufffdes.x"
 
 
 def test_corrupt_without_backup_offers_a_fresh_start_and_keeps_the_file(tmp_path: Path) -> None:
