@@ -321,9 +321,13 @@ def unsubscribe(store: Store, feed_id: int, *, keep_for_undo: bool = False) -> U
         try:
             credentials.delete_password(feed.url, feed.auth_username)
         except CredentialsError as e:
-            problem = str(e)
-            log.warning("unsubscribed from %s; its password stays in the keyring: %s",
-                        credentials.redact(feed.url), e)  # fmt: skip
+            # With no keyring at all nothing was saved in one: nothing to say. A
+            # keyring that refused (locked) may still hold it: the caller says so,
+            # once (a warning here too printed it twice in the CLI).
+            if credentials.keyring_available():
+                problem = str(e)
+                log.info("unsubscribed from %s; its password stays in the keyring: %s",
+                         credentials.redact(feed.url), e)  # fmt: skip
     undo = None
     if snapshot is not None:
         undo = Resubscribe(snapshot, spent, password, session_only, icon)

@@ -105,6 +105,15 @@ class SeveralFeeds(UsageError):
         self.options = options
 
 
+class LoginRequired(FetchError):
+    """The feed (or the site) answered 401: it needs a user name and password, or
+    refused the ones sent (``refused``). The GUI then asks for them."""
+
+    def __init__(self, message: str, *, refused: bool) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
 @dataclass(frozen=True)
 class UpdateResult:
     """What one fetch attempt did; crosses threads as plain data."""
@@ -354,9 +363,17 @@ class Updater:
         title: str | None = None,
         choose: bool = False,
         public_only: bool = False,
+        login: tuple[str, str] | None = None,
+        session_password: bool = False,
     ) -> int:
         """Subscribe to a feed URL or a site URL (discovering its feed), fetch it
-        once, and return the new feed id. Credentials in the URL go to the keyring.
+        once, and return the new feed id. The credentials, ``login`` (user name,
+        password) or else those in the URL, go to the keyring. With no keyring at
+        all this raises ``CredentialsError``, unless ``session_password`` (an app
+        that keeps running, as the GUI): then the password is kept for this
+        session only (``credentials.kept_for_session`` says so) rather than lose a
+        feed just fetched with it. A keyring that refuses (locked) always raises;
+        a feed that asks for a login raises ``LoginRequired``.
 
         A page that links several feeds gives its first (posts before comments),
         or with ``choose`` raises ``SeveralFeeds`` listing them, having fetched
@@ -367,6 +384,8 @@ class Updater:
         if "://" not in url:
             url = "https://" + url
         clean, user, password = credentials.split_userinfo(url)
+        if login is not None:
+            user, password = login
         if urlsplit(clean).scheme not in ("http", "https"):
             raise UsageError(f"only http and https feeds are supported, not {clean!r}")
         auth = (user, password or "") if user else None
@@ -383,9 +402,7 @@ class Updater:
                 f"moved to {credentials.redact(now_at)}"
             )
         if user:
-            # Fails loudly (CredentialsError) when no keyring exists: nothing is
-            # ever written in plain text.
-            credentials.store_password(feed_url, user, password or "")
+            self._keep_password(feed_url, user, password or "", session=session_password)
         fid = self.store.add_feed(
             feed_url, folder=folder, user_title=title, now=self.now(), auth_username=user
         )
@@ -393,6 +410,25 @@ class Updater:
             self._add_to_scheduler(self.store.feed(fid))
         self._finish(self.store.feed(fid), result, manual=True, doc=doc)
         return fid
+
+    @staticmethod
+    def _keep_password(url: str, user: str, password: str, *, session: bool) -> None:
+        """Save the password of a feed just fetched with it. Nothing is ever written
+        in plain text: with no keyring at all and ``session``, it is kept in memory
+        until quit (the feed stays; its properties take the password again after a
+        restart). A keyring that refuses raises CredentialsError, for the user to
+        unlock it; so does no keyring for a command that ends at once (the CLI),
+        where a session-only password would be gone before the next update."""
+        try:
+            credentials.store_password(url, user, password)
+        except CredentialsError:
+            if not session or credentials.keyring_available():
+                raise
+            credentials.keep_for_session(url, user, password)
+            log.info(
+                "no keyring: the password of %s is kept for this session only",
+                credentials.redact(url),
+            )
 
     def _resolve_feed(
         self,
@@ -407,7 +443,12 @@ class Updater:
         one is refused with the reason, not added as a feed that shows nothing)."""
         result = self.fetcher.fetch(url, auth=auth, public_only=public_only)
         if result.status != "ok" or result.body is None:
-            raise FetchError(f"could not fetch {credentials.redact(url)}: {result.error}")
+            message = f"could not fetch {credentials.redact(url)}: {result.error}"
+            if result.http_status == 401:
+                # refused: the password went there (not withheld from another site)
+                sent = auth is not None and credentials_may_follow(url, result.final_url)
+                raise LoginRequired(message, refused=sent)
+            raise FetchError(message)
         page = result.final_url or url
         if looks_like_feed(result.body, result.content_type):
             try:
@@ -426,14 +467,23 @@ class Updater:
             raise SeveralFeeds(page, [self._option(d, url, auth, public_only) for d in offered])
         broken: str | None = None  # the first candidate that looked like a feed but was not
         dead: str | None = None  # the first linked one that could not be fetched
+        locked: LoginRequired | None = None  # the first that asked for a login
         for cand in candidates:
+            cand_auth = auth if credentials_may_follow(url, cand) else None
             r = self.fetcher.fetch(
                 cand,
                 # never downgraded to http, never to another port or site
-                auth=auth if credentials_may_follow(url, cand) else None,
+                auth=cand_auth,
                 public_only=public_only,
             )
-            if r.status != "ok" and dead is None and cand in named:
+            if r.http_status == 401 and locked is None and cand in named:
+                # a public page linking a private feed: "links no feed" would be wrong
+                locked = LoginRequired(
+                    f"could not fetch the feed {credentials.redact(url)} links, "
+                    f"{credentials.redact(cand)}: {r.error}",
+                    refused=cand_auth is not None,
+                )
+            elif r.status != "ok" and dead is None and cand in named:
                 dead = f"{credentials.redact(cand)} is linked, but {r.error or r.status}"
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
                 found = r.final_url or cand
@@ -441,6 +491,8 @@ class Updater:
                     return _address(r, cand), r, self._parse(r, found)
                 except ParseError as e:
                     broken = broken or f"{credentials.redact(found)} is linked, but {e}"
+        if broken is None and locked is not None:
+            raise locked
         if broken is None and not looks_like_page(result.body, result.content_type):
             # Not a web page either (XML of another kind, plain text): what is
             # wrong with the document itself says more than "links to no feed".

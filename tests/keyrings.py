@@ -31,6 +31,16 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
             raise keyring.errors.PasswordDeleteError("not found")
 
 
+class LockedKeyring(MemoryKeyring):
+    """A keyring that is there but refuses everything (locked, or by policy)."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise keyring.errors.KeyringLocked("locked")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.PasswordSetError("refused by policy")
+
+
 K = TypeVar("K", bound=keyring.backend.KeyringBackend)
 
 

@@ -30,3 +30,20 @@ def test_explain_without_history_gives_the_reason_once(tmp_path: Path, capsys) -
     out = capsys.readouterr().out
     assert "  rhythm: not enough history\n" in out
     assert "— —" not in out
+
+
+def test_remove_without_a_keyring_says_nothing_of_a_password(tmp_path: Path, capsys, caplog):
+    """It printed "its password stays in the keyring: No secure password storage
+    … is available" twice (a log line and the CLI's own), about a keyring that
+    does not exist and so holds nothing."""
+    from smartreader.storage import Store, db_path
+
+    data = str(tmp_path / "data")
+    with Store(db_path(data)) as store:
+        fid = store.add_feed("https://p.example/feed", title="Private")
+        store.update_feed(fid, auth_username="ann")
+    assert main(["remove", str(fid), "--data-dir", data]) == 0
+    out, err = capsys.readouterr()
+    assert out == "unsubscribed from “Private”: 0 articles deleted\n"
+    assert err == ""
+    assert "keyring" not in caplog.text

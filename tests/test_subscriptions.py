@@ -19,7 +19,7 @@ from smartreader.subscriptions import (
     undoable,
     unsubscribe,
 )
-from tests.keyrings import MemoryKeyring, installed
+from tests.keyrings import LockedKeyring, MemoryKeyring, installed
 
 
 @pytest.fixture
@@ -157,10 +157,21 @@ def test_unsubscribe_deletes_the_feed_and_forgets_its_password(two):
 def test_a_failing_keyring_does_not_undo_the_unsubscribe(two):
     store, _ = two
     fid = _with_articles(store, "https://p.example/f", 1, user="ann")
-    done = unsubscribe(store, fid)  # the tests' keyring is the "fail" backend
+    with installed(LockedKeyring()):
+        done = unsubscribe(store, fid)
     assert store.feeds() == [] and done.articles == 1
-    assert done.password_problem and "keyring" in done.password_problem
+    assert done.password_problem and "keyring is locked" in done.password_problem
     assert done.summary() == "unsubscribed from “p.example”: 1 article deleted"
+
+
+def test_with_no_keyring_at_all_there_is_no_password_problem(two, caplog):
+    """The tests' keyring is the "fail" backend: nothing can have been saved in
+    it, so "its password stays in the keyring" was wrong (and logged besides)."""
+    store, _ = two
+    fid = _with_articles(store, "https://p.example/f", 1, user="ann")
+    done = unsubscribe(store, fid)
+    assert store.feeds() == [] and done.password_problem is None
+    assert "keyring" not in caplog.text
 
 
 def test_unsubscribing_an_unknown_feed_is_a_clear_error(two):

@@ -1,8 +1,9 @@
 """Dialogs of the main window: add a feed, feed properties, the shortcut overlay.
 
-None of them does network I/O. ``AddFeedDialog`` only collects the URL and emits
-``subscribeRequested``; the window runs the subscription off the GUI thread and
-reports back with ``set_busy``/``show_error``/``accept``. ``FeedPropertiesDialog``
+None of them does network I/O. ``AddFeedDialog`` only collects the URL (and a
+login, when the feed asks for one) and emits ``subscribeRequested``; the window runs
+the subscription off the GUI thread and reports back with
+``set_busy``/``show_error``/``show_login``/``accept``. ``FeedPropertiesDialog``
 writes feed settings to the store and the password to the system keyring
 (``smartreader.net.credentials``), never anywhere else.
 """
@@ -45,6 +46,7 @@ from PySide6.QtWidgets import (
 from smartreader.errors import SmartReaderError
 from smartreader.gui.safetext import ask, plain_label
 from smartreader.gui.settings import KEEP_CHOICES, open_size
+from smartreader.net import credentials as keyring_credentials
 from smartreader.subscriptions import feed_address
 from smartreader.text import count_of, date_time_text
 
@@ -66,17 +68,23 @@ class AddFeedDialog(QDialog):
     """Ask for a feed or site URL and a folder; when the site links several feeds,
     let the user tick which of them to subscribe to.
 
+    A feed that needs a login gets it here: "This feed needs a login" shows the
+    user name and password fields, and so does a feed that answers 401
+    (``show_login``). A ``user:password@`` typed in the address moves into them.
+
     Signals:
-        subscribeRequested(str, object): url, folder name or None. The dialog stays
-            open, busy, until the caller calls ``accept()``, ``show_error()`` or
+        subscribeRequested(str, object, object): url, folder name or None, login
+            (user name, password) or None. The dialog stays open, busy, until the
+            caller calls ``accept()``, ``show_error()``, ``show_login()`` or
             ``show_choices()``.
-        subscribeChosen(object, object): the ticked ``FeedOption`` list, folder.
-            The dialog stays busy until the caller calls ``accept()`` or
-            ``show_error()`` (``mark_subscribed`` as each one is done).
+        subscribeChosen(object, object, object): the ticked ``FeedOption`` list,
+            folder, login. The dialog stays busy until the caller calls
+            ``accept()`` or ``show_error()`` (``mark_subscribed`` as each one is
+            done).
     """
 
-    subscribeRequested = Signal(str, object)
-    subscribeChosen = Signal(object, object)
+    subscribeRequested = Signal(str, object, object)
+    subscribeChosen = Signal(object, object, object)
 
     def __init__(
         self, folders: Sequence[str], parent: QWidget | None = None, *, folder: str | None = None
@@ -101,7 +109,27 @@ class AddFeedDialog(QDialog):
             self.folder.setCurrentText(folder)
         form.addRow("&Address:", self.url)
         form.addRow("&Folder:", self.folder)
+        # The login, folded away: most feeds are public.
+        self.needs_login = QCheckBox("This feed needs a &login")
+        self.needs_login.toggled.connect(self._login_toggled)
+        self.username = QLineEdit()
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.login_note = plain_label()
+        self.login_note.setWordWrap(True)
+        form.addRow("", self.needs_login)
+        form.addRow("&User name:", self.username)
+        form.addRow("&Password:", self.password)
+        self.form = form
+        # The fields keep their place when the login's (longer) labels appear.
+        labels = [form.labelForField(w) for w in (self.url, self.folder, self.username)]
+        width = max(lab.sizeHint().width() for lab in labels if lab is not None)
+        for lab in labels:
+            if lab is not None:
+                lab.setMinimumWidth(width)
+        self._show_login_rows(False)
         lay.addLayout(form)
+        lay.addWidget(self.login_note)  # not a form row: a form gives wrapped text too much height
         # The site's feeds, once it turns out to link several.
         self.choices_label = plain_label()
         self.choices_label.setWordWrap(True)
@@ -140,7 +168,53 @@ class AddFeedDialog(QDialog):
         # What the window collects while a batch of chosen feeds is answered.
         self.failures: list[str] = []
         self.done_ids: list[int] = []
+        self.wants_login = False  # one of them answered 401
         self._update_ok()
+
+    def _show_login_rows(self, shown: bool) -> None:
+        for w in (self.username, self.password):
+            self.form.setRowVisible(w, shown)
+        # Asked when shown, not at start: a keyring may have come up since.
+        keyring = shown and keyring_credentials.keyring_available()
+        self.password.setPlaceholderText(
+            "stored in the system keyring" if keyring else "kept for this session only"
+        )
+        self.login_note.setText(
+            "No system keyring is available: the password will be kept in memory for "
+            "this session only, never written anywhere. After a restart, enter it again "
+            "in the feed's properties."
+        )
+        self.login_note.setVisible(shown and not keyring)
+
+    @Slot(bool)
+    def _login_toggled(self, on: bool) -> None:
+        self._show_login_rows(on)
+        if not on:  # an error asking for the login points at fields now gone
+            self.error.setVisible(False)
+        self._fit_height(shrink=not on)
+        if on:
+            (self.password if self.username.text() else self.username).setFocus()
+
+    def login(self) -> tuple[str, str] | None:
+        """The user name and password to subscribe with: None when no login is
+        asked for (the fields hidden), or no user name given."""
+        user = self.username.text().strip()
+        if not self.needs_login.isChecked() or not user:
+            return None
+        return user, self.password.text()
+
+    def show_login(self, message: str, *, refused: bool = False) -> None:
+        """The feed answered 401: show ``message`` and the login fields, the cursor
+        where the user types next (the password, when the one sent was refused)."""
+        self.needs_login.setChecked(True)
+        if not refused:
+            message += "\nEnter the user name and password above, then Subscribe."
+        self.show_error(message)
+        if not self.username.text().strip():
+            self.username.setFocus()
+        else:
+            self.password.setFocus()
+            self.password.selectAll()
 
     def _url_edited(self) -> None:
         if self._options and self.url.text().strip() != self._choices_for:
@@ -212,10 +286,11 @@ class AddFeedDialog(QDialog):
         self._fit_height()
         self._update_ok()
 
-    def _fit_height(self) -> None:
+    def _fit_height(self, *, shrink: bool = False) -> None:
         """Grow to what the (wrapped) texts need at the current width: a window
         does not do so by itself for height-for-width text, and a long error
-        overlapped the list. Never shrinks what the user made larger."""
+        overlapped the list. Never shrinks what the user made larger, unless
+        ``shrink`` (the login folded away again: no gap where it was)."""
         lay = self.layout()
         lay.activate()
         need = (
@@ -223,7 +298,7 @@ class AddFeedDialog(QDialog):
             if lay.hasHeightForWidth()
             else lay.totalSizeHint().height()
         )
-        if need > self.height():
+        if need > self.height() or shrink:
             self.resize(self.width(), need)
 
     def mark_subscribed(self, url: str) -> None:
@@ -243,28 +318,42 @@ class AddFeedDialog(QDialog):
         if not url:
             return
         folder = self.folder.currentText().strip() or None
+        if "://" not in url:
+            url = "https://" + url
+        clean, user, password = keyring_credentials.split_userinfo(url)
+        if user is not None:
+            # Typed as user:password@: into the fields (masked), out of the address
+            self.username.setText(user)
+            self.password.setText(password or "")
+            self.needs_login.setChecked(True)
+            url = clean
+        if url != self.url.text().strip():
+            self.url.setText(url)  # also drops a list found for another address
+        if self.needs_login.isChecked() and not self.username.text().strip():
+            self.show_error("Enter the user name for this feed, or untick “needs a login”.")
+            self.username.setFocus()
+            return
+        login = self.login()
         self.failures = []
         self.done_ids = []
+        self.wants_login = False
         if self._options:
             picked = self.chosen()
             if not picked:
                 return
             self.set_busy(True, f"Subscribing to {count_of(len(picked), 'feed')}…")
-            self.subscribeChosen.emit(picked, folder)
+            self.subscribeChosen.emit(picked, folder, login)
             return
-        if "://" not in url:
-            url = "https://" + url
-            self.url.setText(url)
         self.set_busy(True)
-        self.subscribeRequested.emit(url, folder)
+        self.subscribeRequested.emit(url, folder, login)
 
     def set_busy(self, busy: bool, message: str = "Looking for the feed…") -> None:
         self.progress.setVisible(busy)
         self.status.setText(message)
         self.status.setVisible(busy)
-        self.url.setEnabled(not busy)
-        self.folder.setEnabled(not busy)
-        self.choices.setEnabled(not busy)
+        fields = (self.url, self.folder, self.needs_login, self.username, self.password)
+        for w in (*fields, self.choices):
+            w.setEnabled(not busy)
         if busy:
             self.error.setVisible(False)
         self._update_ok()

@@ -122,6 +122,7 @@ from smartreader.gui.safetext import ElidedLabel, ask, message_box, plain_label,
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
+from smartreader.net.credentials import kept_for_session, keyring_available
 from smartreader.storage.store import COMPACT_STOPPED
 from smartreader.subscriptions import (
     Unsubscribed,
@@ -132,6 +133,7 @@ from smartreader.subscriptions import (
     unsubscribe,
 )
 from smartreader.text import count_of, keep_units
+from smartreader.updater import credentials_may_follow
 
 log = logging.getLogger(__name__)
 
@@ -1588,7 +1590,10 @@ class MainWindow(QMainWindow):
         text = f"Unsubscribe from “{title}”? Its {count_of(n, 'article')} "
         text += "is deleted" if n == 1 else "are deleted"
         text += f", {starred:,} of them starred." if starred else "."
-        if self.store.feed(feed_id).auth_username:
+        feed = self.store.feed(feed_id)
+        if feed.auth_username and kept_for_session(feed.url, feed.auth_username):
+            text += " Its password, kept for this session only, is forgotten."
+        elif feed.auth_username and keyring_available():  # else none can be saved
             text += " Its saved password is removed from the keyring."
         if not undoable(self.store, feed_id):
             text += " This cannot be undone: the feed is too big to keep for an undo."
@@ -1658,10 +1663,10 @@ class MainWindow(QMainWindow):
         serial = next(self._dialog_serial)
         dlg.setProperty("serial", serial)
         dlg.subscribeRequested.connect(
-            lambda url, folder: self._request_subscription(serial, url, folder)
+            lambda url, folder, login: self._request_subscription(serial, url, folder, login)
         )
         dlg.subscribeChosen.connect(
-            lambda options, folder: self._request_chosen(serial, options, folder)
+            lambda options, folder, login: self._request_chosen(serial, options, folder, login)
         )
         if url:
             dlg.url.setText(url)
@@ -1676,18 +1681,22 @@ class MainWindow(QMainWindow):
     # Cancel while some run clears their ``wanted``.
     _requests: deque[_SubscribeRequest]
 
-    def _request_subscription(self, serial: int, url: str, folder: object) -> None:
+    def _request_subscription(self, serial: int, url: str, folder: object, login: Any) -> None:
         self._requests.append(_SubscribeRequest(serial))
-        self.sched.subscribe(url, folder, choose=True)  # type: ignore[arg-type]
+        self.sched.subscribe(url, folder, choose=True, login=login)  # type: ignore[arg-type]
 
-    def _request_chosen(self, serial: int, options: list[Any], folder: object) -> None:
-        """Subscribe to each feed ticked in the dialog (each one request)."""
+    def _request_chosen(self, serial: int, options: list[Any], folder: object, login: Any) -> None:
+        """Subscribe to each feed ticked in the dialog (each one request). The
+        login typed for the site goes only to its feeds on the same site (as the
+        fetcher's rule for a redirect): elsewhere it would give the password away."""
+        page = self._add_dialog.url.text().strip() if self._add_dialog is not None else ""
         for option in options:
             self._requests.append(_SubscribeRequest(serial, option))
             self.sched.subscribe(
                 option.address,
                 folder,  # type: ignore[arg-type]
                 public_only=option.public_only,
+                login=login if login and credentials_may_follow(page, option.url) else None,
             )
 
     def _add_dialog_closed(self, dlg: AddFeedDialog, serial: int, result: int) -> None:
@@ -1726,7 +1735,7 @@ class MainWindow(QMainWindow):
         dlg = self._dialog_for(r)
         if dlg is None:
             self.select_feed(feed_id)
-            self.statusBar().showMessage(f"Subscribed to {self._feed_title(feed_id)}", 6000)
+            self._say_subscribed([feed_id])
             return
         dlg.done_ids.append(feed_id)
         if r.option is not None:
@@ -1740,17 +1749,30 @@ class MainWindow(QMainWindow):
         done = dlg.done_ids
         if done:
             self.select_feed(done[0])
-            titles = ", ".join(self._feed_title(f) for f in done)
-            self.statusBar().showMessage(
-                f"Subscribed to {titles}"
-                if len(done) == 1
-                else f"Subscribed to {count_of(len(done), 'feed')}: {titles}",
-                6000,
-            )
-        if dlg.failures:
+            self._say_subscribed(done)
+        if dlg.failures and dlg.wants_login:
+            dlg.show_login("\n".join(dlg.failures), refused=dlg.login() is not None)
+        elif dlg.failures:
             dlg.show_error("\n".join(dlg.failures))
         else:
             dlg.accept()
+
+    def _say_subscribed(self, feed_ids: list[int]) -> None:
+        """Subscribed to these, in the status bar; and, with no keyring, that the
+        password lasts only until quit (the dialog that said so is gone)."""
+        titles = ", ".join(self._feed_title(f) for f in feed_ids)
+        if len(feed_ids) == 1:
+            message = f"Subscribed to {titles}"
+        else:
+            message = f"Subscribed to {count_of(len(feed_ids), 'feed')}: {titles}"
+        feeds = [self.store.feed(f) for f in feed_ids]
+        if any(f.auth_username and kept_for_session(f.url, f.auth_username) for f in feeds):
+            # short enough beside the status bar's own fields; the dialog's note
+            # said what a restart means
+            message += " — no system keyring: password kept for this session only"
+            self.statusBar().showMessage(message, 30_000)
+            return
+        self.statusBar().showMessage(message, 6000)
 
     def _drop_cancelled(self, feed_id: int) -> None:
         """The user cancelled this subscription before the worker was done with it
@@ -1765,8 +1787,8 @@ class MainWindow(QMainWindow):
         self.sched.feed_changed(feed_id)
         self.statusBar().showMessage(f"Cancelled: not subscribed to {title}", 6000)
 
-    @Slot(str)
-    def _subscribe_failed(self, message: str) -> None:
+    @Slot(str, bool)
+    def _subscribe_failed(self, message: str, needs_login: bool = False) -> None:
         r = self._answer()
         if not r.wanted:
             return  # cancelled anyway
@@ -1775,8 +1797,12 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message, 10_000)
             return
         if r.option is None:
-            dlg.show_error(message)
+            if needs_login:
+                dlg.show_login(message, refused=dlg.login() is not None)
+            else:
+                dlg.show_error(message)
             return
+        dlg.wants_login = dlg.wants_login or needs_login
         dlg.failures.append(f"{r.option.title or r.option.url}: {message}")
         if not self._batch_open(r.serial):
             self._batch_done(dlg)

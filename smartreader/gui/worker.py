@@ -33,7 +33,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from smartreader.gui._compat import guard_pyside_refcounts
 from smartreader.net import credentials
-from smartreader.updater import SeveralFeeds
+from smartreader.updater import LoginRequired, SeveralFeeds
 
 log = logging.getLogger(__name__)
 guard_pyside_refcounts()  # before this thread makes thousands of Qt calls
@@ -73,7 +73,8 @@ class SchedulerWorker(QObject):
         alertRaised(object): an ``UpdateResult`` whose ``missed_estimate`` > 0.
         statusChanged(object): a ``SchedulerStatus``.
         subscribed(int): the feed id of a new subscription.
-        subscribeFailed(str): why a subscription failed, for the user.
+        subscribeFailed(str, bool): why a subscription failed, for the user, and
+            whether the feed asks for a user name and password (a 401).
         feedsFound(str, object): the page (no credentials) and its ``FeedOption``
             list, instead of ``subscribed``, for a request that asked to choose.
         errorOccurred(str): a failure that is not about one feed (bad setting, bug).
@@ -91,7 +92,7 @@ class SchedulerWorker(QObject):
     alertRaised = Signal(object)
     statusChanged = Signal(object)
     subscribed = Signal(int)
-    subscribeFailed = Signal(str)
+    subscribeFailed = Signal(str, bool)
     feedsFound = Signal(str, object)
     errorOccurred = Signal(str)
     replanned = Signal()
@@ -207,13 +208,15 @@ class SchedulerWorker(QObject):
                 folder=folder or None,
                 choose=bool(opts.get("choose")),
                 public_only=bool(opts.get("public_only")),
+                login=opts.get("login"),
+                session_password=True,  # the app runs on: no keyring loses no feed
             )
         except SeveralFeeds as e:
             self.feedsFound.emit(credentials.redact(e.page), list(e.options))
         except Exception as e:  # SmartReaderError for user-facing trouble; bugs too
             if not _is_expected(e):
-                log.exception("subscribing to %s failed", url)
-            self.subscribeFailed.emit(str(e) or type(e).__name__)
+                log.exception("subscribing to %s failed", credentials.redact(url))
+            self.subscribeFailed.emit(str(e) or type(e).__name__, isinstance(e, LoginRequired))
         else:
             self.subscribed.emit(int(fid))
         self._arm()
@@ -482,7 +485,7 @@ class SchedulerThread(QObject):
     alertRaised = Signal(object)
     statusChanged = Signal(object)
     subscribed = Signal(int)
-    subscribeFailed = Signal(str)
+    subscribeFailed = Signal(str, bool)
     feedsFound = Signal(str, object)
     errorOccurred = Signal(str)
     replanned = Signal()
@@ -554,10 +557,13 @@ class SchedulerThread(QObject):
         *,
         choose: bool = False,
         public_only: bool = False,
+        login: tuple[str, str] | None = None,
     ) -> None:
         """``choose``: a page linking several feeds answers ``feedsFound``.
-        ``public_only``: the address came from a page (a ``FeedOption``)."""
-        self._subscribe.emit(url, folder, {"choose": choose, "public_only": public_only})
+        ``public_only``: the address came from a page (a ``FeedOption``).
+        ``login``: the user name and password typed for it (else any in the URL)."""
+        how = {"choose": choose, "public_only": public_only, "login": login}
+        self._subscribe.emit(url, folder, how)
 
     def set_budget(self, per_day: float) -> None:
         self._setBudget.emit(float(per_day))

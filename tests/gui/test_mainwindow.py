@@ -929,21 +929,21 @@ def test_close_mid_update_leaves_no_thread_running(env, qtbot, feed_server):
 
 def test_unsubscribe_says_what_goes_and_forgets_the_password(env, qtbot, two_feeds):
     from smartreader.net import credentials
-    from tests.keyrings import MemoryKeyring, installed
+    from tests.keyrings import LockedKeyring, MemoryKeyring, installed
 
     a, b = two_feeds
     win = env.window(start_scheduler=False)
     env.store.update_feed(a, auth_username="ann")
     env.store.set_starred(env.store.entry_ids(feed_ids=[a])[:1], True)
     feed = env.store.feed(a)
-    assert win.unsubscribe_question(a, "Alpha") == (
-        "Unsubscribe from “Alpha”? Its 3 articles are deleted, 1 of them starred. "
-        "Its saved password is removed from the keyring."
-    )
     assert win.unsubscribe_question(b, "Beta") == (
         "Unsubscribe from “Beta”? Its 2 articles are deleted."
     )
     with installed(MemoryKeyring()) as kr:
+        assert win.unsubscribe_question(a, "Alpha") == (
+            "Unsubscribe from “Alpha”? Its 3 articles are deleted, 1 of them starred. "
+            "Its saved password is removed from the keyring."
+        )
         credentials.store_password(feed.url, "ann", "pw")
         win.select_feed(a)
         win.delete_node(confirm=False)
@@ -951,12 +951,28 @@ def test_unsubscribe_says_what_goes_and_forgets_the_password(env, qtbot, two_fee
     assert [f.id for f in env.store.feeds()] == [b] and unread_of(win, "smart:starred") == 0
     assert win.statusBar().currentMessage().startswith("Unsubscribed from “")
     assert "3 articles deleted, 1 of them starred" in win.statusBar().currentMessage()
-    # Without a keyring the feed still goes, and the status bar says the password stayed.
+    # A locked keyring: the feed still goes, and the status bar says the password stayed.
     env.store.update_feed(b, auth_username="bob")
     win.select_feed(b)
-    win.delete_node(confirm=False)
+    with installed(LockedKeyring()):
+        win.delete_node(confirm=False)
     assert env.store.feeds() == []
-    assert "its password stays in the keyring" in win.statusBar().currentMessage()
+    message = win.statusBar().currentMessage()
+    assert "its password stays in the keyring (The system keyring is locked" in message
+
+
+def test_without_a_keyring_unsubscribing_says_nothing_of_a_password(env, qtbot, two_feeds):
+    """With no keyring at all none was saved: the status bar said "its password
+    stays in the keyring: No secure password storage … is available"."""
+    a, _b = two_feeds
+    env.store.update_feed(a, auth_username="ann")
+    win = env.window(start_scheduler=False)
+    question = win.unsubscribe_question(a, "Alpha")
+    assert "password" not in question  # nothing saved, nothing to remove
+    win.select_feed(a)
+    win.delete_node(confirm=False)
+    message = win.statusBar().currentMessage()
+    assert message.startswith("Unsubscribed from “") and "password" not in message
 
 
 def test_undo_brings_an_unsubscribed_feed_back_whole(env, qtbot, two_feeds):

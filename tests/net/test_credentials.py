@@ -25,16 +25,7 @@ from smartreader.net.credentials import (
     split_userinfo,
     store_password,
 )
-from tests.keyrings import MemoryKeyring
-
-
-class LockedKeyring(MemoryKeyring):
-    def get_password(self, service: str, username: str) -> str | None:
-        raise keyring.errors.KeyringLocked("locked")
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        raise keyring.errors.PasswordSetError("refused by policy")
-
+from tests.keyrings import LockedKeyring, MemoryKeyring
 
 Installer = Callable[[keyring.backend.KeyringBackend], keyring.backend.KeyringBackend]
 
