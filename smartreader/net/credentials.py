@@ -152,13 +152,15 @@ def get_password(key: str, username: str) -> str | None:
 
 
 def delete_password(key: str, username: str) -> bool:
-    """Forget the saved password. Returns False when there was none to delete."""
+    """Forget the saved password. Returns False when there was none to delete.
+    With no keyring at all nothing can be saved in one: only a session-only
+    password is forgotten (clearing a feed's user name failed, and was undone,
+    after a restart without a keyring)."""
     account = _account(key, username)
     with _session_lock:
         kept = _session.pop(account, None) is not None
-    if kept and not keyring_available():
-        return True
-    _backend()
+    if not keyring_available():
+        return kept
     try:
         if keyring.get_password(SERVICE, account) is None:
             return kept

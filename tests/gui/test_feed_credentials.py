@@ -176,6 +176,20 @@ def test_without_a_keyring_the_password_can_be_kept_for_this_session(qtbot, tmp_
     assert not any(b"s3cret" in p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
 
 
+def test_without_a_keyring_a_user_name_can_be_cleared_after_a_restart(qtbot, tmp_path):
+    """No keyring and no session password (smartreader restarted): clearing the
+    user name failed with the keyring's error and was undone."""
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid = store.add_feed(OLD, title="Private")
+        store.update_feed(fid, auth_username="ann")
+        dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+        qtbot.addWidget(dlg)
+        dlg.username.setText("")
+        dlg.save()
+        assert dlg.result() == dlg.DialogCode.Accepted, dlg.error.text()
+        assert store.feed(fid).auth_username is None
+
+
 @pytest.mark.parametrize(
     ("typed", "says"),
     [
