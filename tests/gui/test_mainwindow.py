@@ -329,15 +329,21 @@ def test_typing_in_search_does_not_trigger_shortcuts(env, qtbot, two_feeds):
     qtbot.waitUntil(lambda: win.list_model.rowCount() == 5, timeout=3000)
 
 
-def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot, two_feeds):
-    """The window's Enter shortcut (open article) used to take Enter from the box."""
+def _searched_for_zebras(env, qtbot):
+    """All articles, "zebras" typed after "/" and Enter: the window and the first
+    result's id (focus in the list, two results)."""
     win = env.window(start_scheduler=False)
     win.select_key("smart:all")
     qtbot.keyClick(win.list, Qt.Key.Key_Slash)
     qtbot.keyClicks(win.search, "zebras")
     qtbot.keyClick(win.search, Qt.Key.Key_Return)
     assert win.list.hasFocus() and win.list_model.rowCount() == 2
-    first = win.list_model.entry_id(0)
+    return win, win.list_model.entry_id(0)
+
+
+def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot, two_feeds):
+    """The window's Enter shortcut (open article) used to take Enter from the box."""
+    win, first = _searched_for_zebras(env, qtbot)
     assert win._current_entry == first and "zebras" in win.article_view.html()
     # Escape in the box ends the search: the whole list, the article still selected
     qtbot.keyClick(win.list, Qt.Key.Key_Slash)
@@ -355,13 +361,7 @@ def test_enter_in_search_opens_the_first_result_and_escape_clears_it(env, qtbot,
 def test_escape_from_the_list_ends_a_search_too(env, qtbot, two_feeds):
     """Enter moves to the list with the first result open; Escape there did
     nothing, and the help lists Escape as ending a search "anywhere"."""
-    win = env.window(start_scheduler=False)
-    win.select_key("smart:all")
-    qtbot.keyClick(win.list, Qt.Key.Key_Slash)
-    qtbot.keyClicks(win.search, "zebras")
-    qtbot.keyClick(win.search, Qt.Key.Key_Return)
-    assert win.list.hasFocus() and win.list_model.rowCount() == 2
-    first = win.list_model.entry_id(0)
+    win, first = _searched_for_zebras(env, qtbot)
     qtbot.keyClick(win.list, Qt.Key.Key_Escape)
     assert win.search.text() == "" and win.list.hasFocus()
     assert win.list_model.rowCount() == 5 and win.selected_entry_id() == first
