@@ -31,13 +31,10 @@ def count_of(n: int, noun: str, plural: str | None = None, *, grouped: bool = Tr
 
 def size_text(n: float) -> str:
     """``"512 B"``, ``"14.4 KiB"``, ``"15 MiB"``: a size for people, not 15728640."""
-    for unit in ("B", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
-            if unit == "B":
-                return f"{int(n)} B"
-            return f"{n:.1f}".removesuffix(".0") + f" {unit}"
-        n /= 1024
-    raise AssertionError  # (the loop always returns)
+    if n < 1024:
+        return f"{int(n)} B"
+    value, unit = (n / 1024, "KiB") if n < 1024 * 1024 else (n / 1024 / 1024, "MiB")
+    return f"{value:.1f}".removesuffix(".0") + f" {unit}"
 
 
 def duration_text(seconds: float) -> str:

@@ -22,7 +22,7 @@ from xml.sax.saxutils import quoteattr as _quoteattr
 
 from smartreader.errors import ParseError
 from smartreader.net.credentials import redact
-from smartreader.net.sanitize import plain_text, safe_url
+from smartreader.net.sanitize import plain_text, safe_url, strip_unsafe_chars
 from smartreader.text import count_of
 
 FOLDER_SEP = " / "
@@ -392,13 +392,10 @@ def write_opml(
     return "\n".join(lines).encode("utf-8")
 
 
-# Characters XML 1.0 has no way to write, even escaped: a folder named with a
-# control character made a file our own import refused ("not well-formed").
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
 def quoteattr(text: str) -> str:
-    return _quoteattr(_NOT_XML.sub("", text))
+    # without what XML 1.0 cannot hold, even escaped: a folder named with a control
+    # character made a file our own import refused ("not well-formed")
+    return _quoteattr(strip_unsafe_chars(text))
 
 
 def _esc(text: str) -> str:
