@@ -370,7 +370,7 @@ def date_width(table: QTableView) -> int:
     bold = QFont(table.font())
     bold.setBold(True)
     fm = QFontMetrics(bold)
-    return max(fm.horizontalAdvance(s) for s in ("Yesterday", "Wed 23:59", "28 Sep")) + 14
+    return max(fm.horizontalAdvance(s) for s in ("Yesterday 23:59", "Wed 23:59", "28 Sep")) + 14
 
 
 class ListColumns(QObject):

@@ -607,7 +607,8 @@ def format_when(t: float, now: float | None = None) -> str:
     if d.date() == n.date():
         return clock_text(d)
     if d.date() == (n - dt.timedelta(days=1)).date():
-        return "Yesterday"  # the tooltip has the full date
+        # with its time, as the days before it have theirs
+        return f"Yesterday {clock_text(d)}"
     if (n.date() - d.date()).days < 7 and d <= n:
         return day_clock(d)
     return day_month(d, year=d.year != n.year)

@@ -289,7 +289,7 @@ def test_the_date_column_fits_its_dates_at_16pt(env, qtbot, app_font):
     qtbot.wait(20)
     bold = QFont(win.list.font())
     bold.setBold(True)
-    need = QFontMetrics(bold).horizontalAdvance("Yesterday")
+    need = QFontMetrics(bold).horizontalAdvance("Yesterday 23:59")
     assert win.list.horizontalHeader().sectionSize(COL_DATE) >= need + 8
 
 

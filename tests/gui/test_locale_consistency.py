@@ -88,7 +88,7 @@ def list_dates(qtbot, store) -> dict[str, tuple[str, str]]:
 
 def test_article_list_and_its_tooltip_are_english(qtbot, store, german):
     dates = list_dates(qtbot, store)
-    assert dates["yesterday"][0] == "Yesterday"
+    assert dates["yesterday"][0] == "Yesterday 23:59"
     assert dates["thu"][0] == "Thu 14:01"
     assert dates["oct"] == ("3 Oct", "Saturday 3 October 2026, 09:05")
     assert dates["last year"] == ("1 May 2025", "Thursday 1 May 2025, 08:00")
