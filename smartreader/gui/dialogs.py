@@ -318,15 +318,21 @@ class AddFeedDialog(QDialog):
         if not url:
             return
         folder = self.folder.currentText().strip() or None
-        if "://" not in url:
-            url = "https://" + url
+        if "://" not in url and "@" in url:
+            url = "https://" + url  # user:password@host/feed
         clean, user, password = keyring_credentials.split_userinfo(url)
+        try:
+            # "not a url at all" was fetched as https://not a url at all
+            clean = feed_address(clean)
+        except SmartReaderError as e:
+            self.show_error(str(e))
+            return
         if user is not None:
             # Typed as user:password@: into the fields (masked), out of the address
             self.username.setText(user)
             self.password.setText(password or "")
             self.needs_login.setChecked(True)
-            url = clean
+        url = clean
         if url != self.url.text().strip():
             self.url.setText(url)  # also drops a list found for another address
         if self.needs_login.isChecked() and not self.username.text().strip():

@@ -144,3 +144,46 @@ def test_a_site_whose_feeds_are_all_subscribed_says_so(env, qtbot, feed_server, 
     assert "you are subscribed to all of them" in dlg.choices_label.text()
     assert all(r.endswith("— subscribed") for r in rows(dlg))
     assert not dlg.ok.isEnabled()
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("not a url at all", "not a web address"),
+        ("javascript:alert(1)", "only http and https"),
+        ("ftp://files.example/feed.xml", "only http and https"),
+    ],
+)
+def test_what_is_not_a_web_address_is_refused_before_any_fetch(qtbot, typed, says):
+    # it was sent on as "https://not a url at all" and fetched
+    dlg = AddFeedDialog([])
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.url.setText(typed)
+    asked: list[str] = []
+    dlg.subscribeRequested.connect(lambda url, _folder, _login: asked.append(url))
+    dlg.ok.click()
+    assert asked == []
+    assert dlg.error.isVisible() and says in dlg.error.text()
+    assert dlg.url.isEnabled() and not dlg.progress.isVisible()
+    assert dlg.url.text() == typed  # kept as typed, to be corrected
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("blog.example/feed.xml", "https://blog.example/feed.xml"),
+        ("feed://blog.example/rss", "http://blog.example/rss"),
+        ("ann:pw@blog.example/feed.xml", "https://blog.example/feed.xml"),
+    ],
+)
+def test_a_web_address_is_sent_on_completed(qtbot, typed, sent):
+    dlg = AddFeedDialog([])
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.url.setText(typed)
+    asked: list[str] = []
+    dlg.subscribeRequested.connect(lambda url, _folder, _login: asked.append(url))
+    dlg.ok.click()
+    assert asked == [sent]
+    assert not dlg.error.isVisible()
