@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from smartreader import __version__
 from smartreader.errors import FetchError, ParseError, SmartReaderError, UsageError
-from smartreader.text import count_of, format_utc_offset, local_time_text, local_utc_offset
+from smartreader.text import (
+    count_of,
+    format_utc_offset,
+    local_time_text,
+    local_utc_offset,
+    with_kind,
+)
 
 if TYPE_CHECKING:
     from smartreader.storage.store import Store
@@ -292,7 +298,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         if others:
             print(f"the site links {len(others)} more: add one with `smartreader add ADDRESS`")
             for o in others:
-                print(f"  {o.title or '(untitled)'} ({o.kind}) <{o.url}>")
+                print(f"  {with_kind(o.title or '(untitled)', o.kind)} <{o.url}>")
     return 0
 
 

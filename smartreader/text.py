@@ -22,6 +22,14 @@ def keep_units(text: str) -> str:
     return _DURATION_PARTS.sub(rf"\1{NBSP}", _NUMBER_UNIT.sub(NBSP, text))
 
 
+def with_kind(title: str, kind: str) -> str:
+    """A linked feed's name with its kind, unless the name already says it (sites
+    title their links "Posts (Atom)" or "RSS Feed": not "Posts (Atom) (Atom)")."""
+    if not kind or re.search(rf"(?<!\w){re.escape(kind)}(?!\w)", title, re.IGNORECASE):
+        return title
+    return f"{title} ({kind})"
+
+
 def count_of(n: int, noun: str, plural: str | None = None, *, grouped: bool = True) -> str:
     """'1 article', '1,234 articles' (the plural is noun + s unless given);
     ``grouped=False`` writes '1234' as a spin box next to the text shows it."""

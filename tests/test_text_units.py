@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from smartreader.text import NBSP, keep_units, size_text
+from smartreader.text import NBSP, keep_units, size_text, with_kind
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,18 @@ def test_numbers_keep_their_units(text: str, kept: str) -> None:
 def test_sizes_read_as_people_write_them(n, text):
     """An oversized feed was refused as "more than 15728640 bytes"."""
     assert size_text(n) == text
+
+
+@pytest.mark.parametrize(
+    ("title", "kind", "shown"),
+    [
+        ("Posts", "Atom", "Posts (Atom)"),
+        ("Posts (Atom)", "Atom", "Posts (Atom)"),  # was "Posts (Atom) (Atom)"
+        ("Example RSS Feed", "RSS", "Example RSS Feed"),
+        ("Comments Feed", "RSS", "Comments Feed (RSS)"),
+        ("Atomic habits", "Atom", "Atomic habits (Atom)"),  # a word, not a prefix
+        ("site » JSON Feed", "JSON Feed", "site » JSON Feed"),
+    ],
+)
+def test_a_linked_feeds_kind_is_said_once(title, kind, shown):
+    assert with_kind(title, kind) == shown

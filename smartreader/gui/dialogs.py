@@ -48,7 +48,7 @@ from smartreader.gui.safetext import ask, plain_label
 from smartreader.gui.settings import KEEP_CHOICES, open_size
 from smartreader.net import credentials as keyring_credentials
 from smartreader.subscriptions import feed_address
-from smartreader.text import count_of, date_time_text
+from smartreader.text import count_of, date_time_text, with_kind
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +253,7 @@ class AddFeedDialog(QDialog):
         first = True
         for option in self._options:
             name = option.title or option.url
-            item = QTreeWidgetItem([f"{name} ({option.kind})", _short_address(option.url, page)])
+            item = QTreeWidgetItem([with_kind(name, option.kind), _short_address(option.url, page)])
             item.setToolTip(0, name)
             item.setToolTip(1, option.url)
             if option.subscribed:
@@ -399,7 +399,7 @@ def _days_text(days: float) -> str:
 
 def _show_subscribed(item: QTreeWidgetItem, option: Any) -> None:
     """A feed already subscribed: greyed, unticked, and saying so."""
-    item.setText(0, f"{option.title or option.url} ({option.kind}) — subscribed")
+    item.setText(0, f"{with_kind(option.title or option.url, option.kind)} — subscribed")
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
     item.setCheckState(0, Qt.CheckState.Unchecked)
 

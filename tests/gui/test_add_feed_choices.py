@@ -187,3 +187,22 @@ def test_a_web_address_is_sent_on_completed(qtbot, typed, sent):
     dlg.ok.click()
     assert asked == [sent]
     assert not dlg.error.isVisible()
+
+
+def test_a_feed_whose_title_names_its_kind_is_listed_without_it_twice(qtbot):
+    from smartreader.updater import FeedOption
+
+    page = "https://blog.example/"
+    options = [
+        FeedOption("https://blog.example/atom.xml", "Posts (Atom)", "Atom", False,
+                   "https://blog.example/atom.xml", True),
+        FeedOption("https://blog.example/rss.xml", "Posts", "RSS", False,
+                   "https://blog.example/rss.xml", True),
+        FeedOption("https://blog.example/c.xml", "Comments (Atom)", "Atom", True,
+                   "https://blog.example/c.xml", True),
+    ]  # fmt: skip
+    dlg = AddFeedDialog([])
+    qtbot.addWidget(dlg)
+    dlg.show_choices(page, options)
+    texts = [dlg.choices.topLevelItem(i).text(0) for i in range(3)]
+    assert texts == ["Posts (Atom)", "Posts (RSS)", "Comments (Atom) — subscribed"]
