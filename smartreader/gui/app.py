@@ -229,7 +229,13 @@ BACKUP_CHECK_MS = 60 * 60 * 1000  # look hourly whether the daily backup is due
 
 def ask_startup_problem(problem: Any) -> str:
     """Explain a damaged, locked or too-new database and let the user choose."""
-    box = message_box(QMessageBox.Icon.Warning, "smartreader", problem.message)
+    # only the choices below: a standard OK beside Quit chose nothing ("quit")
+    box = message_box(
+        QMessageBox.Icon.Warning,
+        "smartreader",
+        problem.message,
+        buttons=QMessageBox.StandardButton.NoButton,
+    )
     box.setDetailedText(problem.detail)
     choices: dict[Any, str] = {}
     if problem.can_restore:

@@ -81,6 +81,37 @@ def test_quitting_at_the_problem_changes_nothing(controller, tmp_path):
     assert not list(tmp_path.glob("*.corrupt-*"))
 
 
+def test_the_damaged_database_box_offers_only_its_choices(controller, tmp_path, monkeypatch):
+    """The box the user sees for the problem: restore, start empty, quit, and no
+    standard OK beside them (it chose nothing, and meant "quit")."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from smartreader.gui.app import ask_startup_problem
+
+    ctl, asked, answers = controller
+    _make_db(tmp_path, 2)
+    path = db_path(tmp_path)
+    with Store(path) as store:
+        backups.make_backup(store, now=1_700_000_000.0)
+    _corrupt(path)
+    answers.append("quit")
+    with pytest.raises(StartupAborted):
+        ctl.open(tmp_path)
+    seen: list[list[str]] = []
+
+    def exec_(box: QMessageBox) -> int:
+        seen.append([b.text().replace("&", "") for b in box.buttons()])
+        box.defaultButton().click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
+    assert ask_startup_problem(asked[0]) == "quit"  # the default is Quit
+    (texts,) = seen
+    choices = sorted(t for t in texts if not t.startswith("Show Details"))  # the error text
+    assert len(choices) == 3 and choices[1].startswith("Restore backup from ")
+    assert [choices[0], choices[2]] == ["Quit", "Start with an empty database"]
+
+
 def test_start_empty_sets_the_damaged_file_aside(controller, tmp_path, qtbot):
     ctl, asked, answers = controller
     _make_db(tmp_path, 1)
