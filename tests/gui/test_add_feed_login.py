@@ -177,3 +177,53 @@ def test_unticking_the_login_hides_it_and_sends_none(env, qtbot, feed_server):
     dlg.ok.click()
     assert not dlg.progress.isVisible() and "Enter the user name" in dlg.error.text()
     assert dlg.focusWidget() is dlg.username
+
+
+def test_a_sites_feed_that_asks_for_a_login_gets_it_and_only_it_is_fetched_again(
+    env, qtbot, feed_server
+):
+    """A page linking a public and a private feed, both ticked: the public one is
+    subscribed at once; the private one's 401 opens the login fields, and the
+    second Subscribe sends only it, with the login."""
+    from PySide6.QtCore import Qt
+
+    from tests.gui.test_add_feed_choices import look, rows, ticked
+
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" title="{t}" href="{h}">'
+        for h, t in (("/posts.xml", "Posts"), ("/private.xml", "Members"))
+    )
+    feed_server.routes(
+        {
+            "/": Reply(
+                body=f"<!doctype html><html><head>{links}</head></html>".encode(),
+                headers={"Content-Type": "text/html; charset=utf-8"},
+            ),
+            "/posts.xml": Reply(
+                body=rss(3, prefix="Post"), headers={"Content-Type": "application/rss+xml"}
+            ),
+            "/private.xml": protected,
+        }
+    )
+    with installed(MemoryKeyring()) as kr:
+        win = env.window()
+        dlg = win.add_feed()
+        look(qtbot, win, dlg, feed_server.url("/"))
+        dlg.choices.topLevelItem(1).setCheckState(0, Qt.CheckState.Checked)
+        assert ticked(dlg) == ["Posts", "Members"]
+        with qtbot.wait_signal(win.sched.subscribeFailed, timeout=10_000):
+            dlg.ok.click()
+        qtbot.waitUntil(lambda: login_shown(dlg), timeout=10_000)
+        assert rows(dlg)[0] == "Posts (RSS) — subscribed"
+        assert ticked(dlg) == ["Members"]  # only what still needs doing
+        dlg.username.setText(USER)
+        dlg.password.setText(PASSWORD)
+        dlg.ok.click()
+        qtbot.waitUntil(lambda: win._add_dialog is None, timeout=10_000)
+        assert list(kr.data.values()) == [PASSWORD]
+    feeds = {f.url: f for f in env.store.feeds()}
+    assert set(feeds) == {feed_server.url("/posts.xml"), feed_server.url("/private.xml")}
+    assert feeds[feed_server.url("/private.xml")].auth_username == USER
+    assert feeds[feed_server.url("/posts.xml")].auth_username is None
+    assert len(feed_server.requests_for("/posts.xml")) == 1  # not sent again
+    assert env.store.entry_count(feeds[feed_server.url("/private.xml")].id) == 2
