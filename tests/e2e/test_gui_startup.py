@@ -27,6 +27,14 @@ def _corrupt(path) -> None:
         f.write(b"this is not a database at all" * 10)
 
 
+def _damaged_with_a_backup(folder, n_feeds: int) -> None:
+    _make_db(folder, n_feeds)
+    path = db_path(folder)
+    with Store(path) as store:
+        backups.make_backup(store, now=1_700_000_000.0)
+    _corrupt(path)
+
+
 @pytest.fixture
 def controller(qtbot):
     asked: list = []
@@ -53,11 +61,7 @@ def test_opening_writes_a_verified_rolling_backup(controller, tmp_path, qtbot):
 
 def test_corrupt_database_offers_the_backup_and_keeps_the_damaged_file(controller, tmp_path, qtbot):
     ctl, asked, answers = controller
-    _make_db(tmp_path, 3)
-    path = db_path(tmp_path)
-    with Store(path) as store:
-        backups.make_backup(store, now=1_700_000_000.0)
-    _corrupt(path)
+    _damaged_with_a_backup(tmp_path, 3)
     answers.append("restore")
     win = ctl.open(tmp_path)
     qtbot.addWidget(win)
@@ -89,11 +93,7 @@ def test_the_damaged_database_box_offers_only_its_choices(controller, tmp_path, 
     from smartreader.gui.app import ask_startup_problem
 
     ctl, asked, answers = controller
-    _make_db(tmp_path, 2)
-    path = db_path(tmp_path)
-    with Store(path) as store:
-        backups.make_backup(store, now=1_700_000_000.0)
-    _corrupt(path)
+    _damaged_with_a_backup(tmp_path, 2)
     answers.append("quit")
     with pytest.raises(StartupAborted):
         ctl.open(tmp_path)

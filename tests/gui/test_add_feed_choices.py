@@ -146,6 +146,19 @@ def test_a_site_whose_feeds_are_all_subscribed_says_so(env, qtbot, feed_server, 
     assert not dlg.ok.isEnabled()
 
 
+def submit_typed(qtbot, typed: str) -> tuple[AddFeedDialog, list[str]]:
+    """A dialog with ``typed`` in its address field after Subscribe, and the
+    addresses it asked to subscribe to."""
+    dlg = AddFeedDialog([])
+    qtbot.addWidget(dlg)
+    dlg.show()
+    dlg.url.setText(typed)
+    asked: list[str] = []
+    dlg.subscribeRequested.connect(lambda url, _folder, _login: asked.append(url))
+    dlg.ok.click()
+    return dlg, asked
+
+
 @pytest.mark.parametrize(
     ("typed", "says"),
     [
@@ -156,13 +169,7 @@ def test_a_site_whose_feeds_are_all_subscribed_says_so(env, qtbot, feed_server, 
 )
 def test_what_is_not_a_web_address_is_refused_before_any_fetch(qtbot, typed, says):
     # it was sent on as "https://not a url at all" and fetched
-    dlg = AddFeedDialog([])
-    qtbot.addWidget(dlg)
-    dlg.show()
-    dlg.url.setText(typed)
-    asked: list[str] = []
-    dlg.subscribeRequested.connect(lambda url, _folder, _login: asked.append(url))
-    dlg.ok.click()
+    dlg, asked = submit_typed(qtbot, typed)
     assert asked == []
     assert dlg.error.isVisible() and says in dlg.error.text()
     assert dlg.url.isEnabled() and not dlg.progress.isVisible()
@@ -178,13 +185,7 @@ def test_what_is_not_a_web_address_is_refused_before_any_fetch(qtbot, typed, say
     ],
 )
 def test_a_web_address_is_sent_on_completed(qtbot, typed, sent):
-    dlg = AddFeedDialog([])
-    qtbot.addWidget(dlg)
-    dlg.show()
-    dlg.url.setText(typed)
-    asked: list[str] = []
-    dlg.subscribeRequested.connect(lambda url, _folder, _login: asked.append(url))
-    dlg.ok.click()
+    dlg, asked = submit_typed(qtbot, typed)
     assert asked == [sent]
     assert not dlg.error.isVisible()
 
