@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         "remove", help="unsubscribe: delete feeds with their articles and saved passwords"
     )
     p.add_argument("feeds", type=int, nargs="+", metavar="FEED", help="feed id (see feeds)")
+    p.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        help="do not ask (at a terminal it asks first: this cannot be undone)",
+    )
     _data_dir_arg(p)
 
     p = sub.add_parser("import", help="import subscriptions from an OPML file")
@@ -355,6 +361,9 @@ def cmd_remove(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         for fid in args.feeds:
             store.feed(fid)  # every id is checked before anything is deleted
+        if not args.yes and sys.stdin.isatty() and not _removal_confirmed(store, args.feeds):
+            print("nothing removed")
+            return 1
         for fid in dict.fromkeys(args.feeds):
             done = unsubscribe(store, fid)
             print(done.summary())
@@ -362,6 +371,23 @@ def cmd_remove(args: argparse.Namespace) -> int:
                 print(f"  its password stays in the keyring: {done.password_problem}",
                       file=sys.stderr)  # fmt: skip
     return 0
+
+
+def _removal_confirmed(store: Any, feed_ids: list[int]) -> bool:
+    """At a terminal, what ``remove`` deletes is said and asked first: unlike
+    in the app there is no undo (scripts, with no terminal, are not asked)."""
+    for fid in dict.fromkeys(feed_ids):
+        feed = store.feed(fid)
+        what = count_of(store.entry_count(fid), "article")
+        starred = store.starred_count(fid)
+        if starred:
+            what += f", {starred} starred"
+        print(f"  [{fid}] {feed.display_title} ({what})")
+    try:
+        answer = input("Unsubscribe and delete these articles? This cannot be undone. [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 @contextlib.contextmanager

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from smartreader.cli import main
 from smartreader.storage.store import Store
@@ -246,6 +249,36 @@ def test_remove_unsubscribes_and_checks_every_id_first(feed_server, data, capsys
     feeds = json.loads(run(capsys, "feeds", "--json", "--data-dir", data)[1])
     assert [f["title"] for f in feeds] == ["Beta"]
     assert len(json.loads(run(capsys, "entries", "--json", "--data-dir", data)[1])) == 2
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("answer", ["", "n", "y"])
+def test_remove_at_a_terminal_says_what_goes_and_asks_first(
+    feed_server, data, capsys, monkeypatch, answer
+):
+    feed_server.route("/a.xml", Reply(body=rss(3, title="Alpha")))
+    assert run(capsys, "add", feed_server.url("/a.xml"), "--data-dir", data)[0] == 0
+    monkeypatch.setattr(sys, "stdin", _Terminal(answer + "\n"))
+    code, out, _ = run(capsys, "remove", "1", "--data-dir", data)
+    assert "[1] Alpha (3 articles)" in out and "cannot be undone" in out
+    left = json.loads(run(capsys, "feeds", "--json", "--data-dir", data)[1])
+    if answer == "y":
+        assert code == 0 and "unsubscribed from “Alpha”" in out and left == []
+    else:  # Enter alone is No
+        assert code == 1 and "nothing removed" in out and len(left) == 1
+
+
+def test_remove_yes_does_not_ask(feed_server, data, capsys, monkeypatch):
+    feed_server.route("/a.xml", Reply(body=rss(3, title="Alpha")))
+    assert run(capsys, "add", feed_server.url("/a.xml"), "--data-dir", data)[0] == 0
+    monkeypatch.setattr(sys, "stdin", _Terminal(""))  # a prompt would read EOF: No
+    code, out, _ = run(capsys, "remove", "--yes", "1", "--data-dir", data)
+    assert code == 0 and "cannot be undone" not in out
+    assert json.loads(run(capsys, "feeds", "--json", "--data-dir", data)[1]) == []
 
 
 def test_unknown_feed_and_bad_file_are_clear_errors(data, capsys, tmp_path):
