@@ -458,6 +458,7 @@ class AlertsView(QWidget):
         f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setWeight(QFont.Weight.Bold)
         title.setFont(f)
+        title.setWordWrap(True)  # at 16 pt its one line was 294 px of the window's minimum
         lay.addWidget(title)
         self.hint = QLabel(
             "A feed only lists its latest items. When everything in it was new at a "
@@ -489,6 +490,8 @@ class AlertsView(QWidget):
         lay.addWidget(self.table, 1)
 
         self.empty = QLabel("No open alerts: every new item was seen in time.")
+        # wrapped: unwrapped it set the window's minimum (546 px for itself at 16 pt)
+        self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         lay.addWidget(self.empty)

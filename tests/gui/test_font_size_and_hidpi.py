@@ -299,3 +299,14 @@ def test_the_status_texts_margins_follow_a_font_change(env, qtbot, app_font):
     app_font(16)
     qtbot.waitUntil(lambda: win.budget_label.contentsMargins().left() > small, timeout=2000)
     assert win.next_label.contentsMargins().left() == win.fontMetrics().averageCharWidth()
+
+
+def test_at_16pt_with_no_alerts_the_window_fits_a_1024_px_screen(env, qtbot, app_font):
+    """Before: 1,317 px at its narrowest, wider than many laptops' screens: the
+    Alerts page's "No open alerts: every new item was seen in time." kept to one
+    line (546 px), and its title to one (318 px)."""
+    app_font(16)
+    win = env.window()
+    win.show()
+    qtbot.wait(20)
+    assert win.minimumSizeHint().width() <= 1024
