@@ -316,11 +316,30 @@ def ensure_writable(db: Path) -> None:
     )
 
 
+# SQLite modules the schema uses: "no such module: fts5" is a SQLite built without
+# FTS5, not damage; any other name is our schema's text with a byte changed
+_OUR_MODULES = ("fts5",)
+_NO_SUCH_MODULE = re.compile(r"no such module: (\S+)")
+
+
 def looks_damaged(error: str) -> bool:
     """SQLite's words for a damaged file; and Python's for a name or value in it that
-    is not UTF-8 ("Could not decode to UTF-8 column …")."""
+    is not UTF-8 ("Could not decode to UTF-8 column …"). The full-text table's
+    definition, damaged, reads as a module or an argument FTS5 does not know
+    ("no such module: gts5", "parse error in …", "unrecognized option: …")."""
     low = error.lower()
-    return any(w in low for w in ("not a database", "malformed", "corrupt", "decode to utf-8"))
+    if any(w in low for w in ("not a database", "malformed", "corrupt", "decode to utf-8")):
+        return True
+    module = _NO_SUCH_MODULE.search(low)
+    if module is not None:
+        return module.group(1) not in _OUR_MODULES
+    fts5_args = (
+        "parse error in",
+        "unknown tokenizer",
+        "unrecognized option",
+        "unrecognized parameter",
+    )
+    return any(w in low for w in fts5_args)
 
 
 def not_utf8(e: UnicodeDecodeError) -> str:

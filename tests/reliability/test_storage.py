@@ -25,7 +25,7 @@ from smartreader.core.models import ParsedEntry
 from smartreader.errors import DatabaseTooNewError, StorageError
 from smartreader.storage import backups, recovery, walguard
 from smartreader.storage.schema import SCHEMA_VERSION
-from smartreader.storage.store import FetchRecord, Store
+from smartreader.storage.store import FetchRecord, Store, looks_damaged
 from tests.httpserver import FeedServer, Reply
 from tests.reliability.support import REPO, item, rss
 
@@ -286,6 +286,12 @@ SCHEMA_FLIPS = {
     "index name not UTF-8": (b"sqlite_autoindex_folders_1", 25, 0xB4),
     "column name not UTF-8": (b"site_link", 0, 0xB4),
     "column renamed": (b"site_link", 6, ord("o")),
+    # the full-text table's definition: SQLite's words named no damage ("no such
+    # module: gts5", "unrecognized option", "parse error in"), so no backup was
+    # offered
+    "full-text module name": (b"USING fts5", 6, ord("g")),
+    "full-text option": (b"content='entries'", 1, ord("n")),
+    "full-text column list": (b"    title, content, content=", 9, ord("-")),
 }
 
 
@@ -915,3 +921,10 @@ def test_unsubscribing_and_restarting_does_not_free_a_days_spent_budget(
     finally:
         up.close()
         store.close()
+
+
+def test_a_sqlite_without_fts5_is_not_taken_for_damage() -> None:
+    """Only a module name our schema does not use is damage: a SQLite built
+    without FTS5 must be said as such, not answered with "restore a backup"."""
+    assert not looks_damaged("no such module: fts5")
+    assert looks_damaged("no such module: gts5")
