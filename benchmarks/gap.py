@@ -187,7 +187,7 @@ def main() -> int:
         "| 24 h | 422.9 (415.2) | 338.4 (372.6) |\n"
         "| 12 h | 226.7 (206.8) | 181.8 (191.7) |\n"
         "| 6 h | 109.7 (105.6) | 81.8 (91.4) |\n\n"
-        "On the hindsight λ the joint plan is 5–10 % better at every budget, and at 24 h "
+        "On the hindsight λ the joint plan is 5–11 % better at every budget, and at 24 h "
         "better than `oracle+no-cap` (354.6): for a known λ the cap's cost is not "
         "structural, and the `oracle` rows bound only this scheduler's per-feed plans "
         "(against the joint plan's oracle, `smart` at 6 h would be 1.29 ×). On the "
