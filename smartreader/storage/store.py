@@ -1916,8 +1916,15 @@ _COLUMNS = "SELECT name FROM pragma_table_info(?)"
 _expected_tables: dict[int, dict[str, list[str]]] = {}  # schema version → table → columns
 
 
+_expected_content: dict[int, dict[str, str]] = {}  # schema version → FTS table → content=
+# an FTS5 table's external content table, as its definition names it
+_CONTENT = re.compile(r"""\bcontent\s*=\s*'([^']*)'""")
+_VIRTUAL = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
+
+
 def _tables_at(version: int) -> dict[str, list[str]]:
-    """The tables, with their columns, of a database made by MIGRATIONS up to ``version``."""
+    """The tables, with their columns, of a database made by MIGRATIONS up to ``version``
+    (and, in ``_expected_content``, the content table each full-text table reads)."""
     if version not in _expected_tables:
         mem = sqlite3.connect(":memory:", isolation_level=None)
         try:
@@ -1925,6 +1932,11 @@ def _tables_at(version: int) -> dict[str, list[str]]:
             for v in range(version):
                 mem.executescript(MIGRATIONS[v])
             tables = [r[0] for r in mem.execute(_TABLES)]
+            _expected_content[version] = {
+                name: m.group(1)
+                for name, sql in mem.execute(_VIRTUAL)
+                if (m := _CONTENT.search(sql)) is not None
+            }
             _expected_tables[version] = {
                 t: [r[0] for r in mem.execute(_COLUMNS, (t,))] for t in tables
             }
@@ -1943,6 +1955,13 @@ def _schema_damage(db: sqlite3.Connection, version: int) -> str | None:
         found = [r[0] for r in db.execute(_COLUMNS, (table,))]
         if found[: len(columns)] != columns:
             return f"the columns of the table {table} are not as smartreader made them"
+    # a full-text table whose content table's name lost a byte still opens, and
+    # fails at the first search that reads it
+    sqls = dict(db.execute(_VIRTUAL).fetchall())
+    for table, content in _expected_content[version].items():
+        m = _CONTENT.search(str(sqls.get(table) or ""))
+        if m is None or m.group(1) != content:
+            return f"the full-text table {table} does not read the table {content}"
     return None
 
 

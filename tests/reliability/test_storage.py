@@ -292,6 +292,8 @@ SCHEMA_FLIPS = {
     "full-text module name": (b"USING fts5", 6, ord("g")),
     "full-text option": (b"content='entries'", 1, ord("n")),
     "full-text column list": (b"    title, content, content=", 9, ord("-")),
+    # ... and one that still opened, to fail at the first search reading its text
+    "full-text content table": (b"content='entries'", 9, ord("d")),
 }
 
 
