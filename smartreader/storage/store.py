@@ -1913,43 +1913,49 @@ def open_unwritable(db: Path) -> Store | None:
 
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
 _COLUMNS = "SELECT name FROM pragma_table_info(?)"
-_expected_tables: dict[int, dict[str, list[str]]] = {}  # schema version → table → columns
-
-
-_expected_content: dict[int, dict[str, str]] = {}  # schema version → FTS table → content=
 # an FTS5 table's external content table, as its definition names it
 _CONTENT = re.compile(r"""\bcontent\s*=\s*'([^']*)'""")
 _VIRTUAL = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'"
 
 
-def _tables_at(version: int) -> dict[str, list[str]]:
-    """The tables, with their columns, of a database made by MIGRATIONS up to ``version``
-    (and, in ``_expected_content``, the content table each full-text table reads)."""
-    if version not in _expected_tables:
+@dataclass(frozen=True)
+class _Schema:
+    tables: dict[str, list[str]]  # table → its columns
+    content: dict[str, str]  # full-text table → the table it reads (content=)
+
+
+_expected: dict[int, _Schema] = {}  # by schema version
+
+
+def _schema_at(version: int) -> _Schema:
+    """The tables (with their columns) and full-text tables (with the table each
+    reads) of a database made by MIGRATIONS up to ``version``."""
+    if version not in _expected:
         mem = sqlite3.connect(":memory:", isolation_level=None)
         try:
             mem.create_function("casefold", 1, _casefold, deterministic=True)
             for v in range(version):
                 mem.executescript(MIGRATIONS[v])
             tables = [r[0] for r in mem.execute(_TABLES)]
-            _expected_content[version] = {
-                name: m.group(1)
-                for name, sql in mem.execute(_VIRTUAL)
-                if (m := _CONTENT.search(sql)) is not None
-            }
-            _expected_tables[version] = {
-                t: [r[0] for r in mem.execute(_COLUMNS, (t,))] for t in tables
-            }
+            _expected[version] = _Schema(
+                {t: [r[0] for r in mem.execute(_COLUMNS, (t,))] for t in tables},
+                {
+                    name: m.group(1)
+                    for name, sql in mem.execute(_VIRTUAL)
+                    if (m := _CONTENT.search(sql)) is not None
+                },
+            )
         finally:
             mem.close()
-    return _expected_tables[version]
+    return _expected[version]
 
 
 def _schema_damage(db: sqlite3.Connection, version: int) -> str | None:
     """What is missing from the tables a database at ``version`` has; None if nothing.
     Tables and columns someone added are no damage."""
+    expected = _schema_at(version)
     have = {r[0] for r in db.execute(_TABLES)}
-    for table, columns in _tables_at(version).items():
+    for table, columns in expected.tables.items():
         if table not in have:
             return f"the table {table} is missing"
         found = [r[0] for r in db.execute(_COLUMNS, (table,))]
@@ -1958,7 +1964,7 @@ def _schema_damage(db: sqlite3.Connection, version: int) -> str | None:
     # a full-text table whose content table's name lost a byte still opens, and
     # fails at the first search that reads it
     sqls = dict(db.execute(_VIRTUAL).fetchall())
-    for table, content in _expected_content[version].items():
+    for table, content in expected.content.items():
         m = _CONTENT.search(str(sqls.get(table) or ""))
         if m is None or m.group(1) != content:
             return f"the full-text table {table} does not read the table {content}"
