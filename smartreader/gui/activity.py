@@ -53,7 +53,6 @@ from PySide6.QtWidgets import (
     QLayout,
     QListWidget,
     QListWidgetItem,
-    QScrollArea,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -74,6 +73,7 @@ from smartreader.gui.charts import (
     humanize_in,
     local_utc_offset,
 )
+from smartreader.gui.layouts import Pane, scrolling
 from smartreader.gui.safetext import ElidedLabel, plain_label, tip
 from smartreader.net.parse import is_cap_note
 from smartreader.text import clock_text, date_time_text, day_clock, day_month, keep_units, size_text
@@ -221,44 +221,6 @@ def _section_label(text: str) -> QLabel:
     return lab
 
 
-class _Pane(QWidget):
-    """A container whose minimum height is what its layout needs at its width,
-    wrapped labels included. A QSplitter counts a wrapped heading as one line and
-    squeezes what is under it; a QScrollArea asks heightForWidth, which a layout
-    answers with its preferred height, so a page that fits would still scroll."""
-
-    def heightForWidth(self, width: int) -> int:
-        lay = self.layout()
-        if lay is None or not lay.hasHeightForWidth():
-            return -1
-        return lay.totalMinimumHeightForWidth(width)
-
-    def minimumSizeHint(self) -> QSize:
-        hint = super().minimumSizeHint()
-        return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self.updateGeometry()  # the minimum height follows the width
-
-
-def _scrolling(page: QWidget) -> QWidget:
-    """Lays ``page`` out as a scroll area around a new body widget, returned for
-    the page's own layout: a hidden tab's minimum size still counts in the tab
-    widget's, so without it these pages' charts, cards and lists set how small
-    the whole main window may get. A short or narrow pane scrolls instead."""
-    body = _Pane()
-    area = QScrollArea()
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidgetResizable(True)
-    area.setWidget(body)
-    outer = QVBoxLayout(page)
-    outer.setContentsMargins(0, 0, 0, 0)
-    outer.addWidget(area)
-    return body
-
-
 def _item(text: str, sort: Any = None, *, align_right: bool = False) -> QStandardItem:
     it = QStandardItem(text)
     it.setEditable(False)
@@ -273,7 +235,7 @@ class FeedActivityView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        lay = QVBoxLayout(_scrolling(self))
+        lay = QVBoxLayout(scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
 
@@ -325,11 +287,11 @@ class FeedActivityView(QWidget):
         right.addWidget(self.notes, 1)
         mid.addLayout(left, 2)
         mid.addLayout(right, 3)
-        midw = _Pane()
+        midw = Pane()
         midw.setLayout(mid)
         mid.setContentsMargins(0, 0, 0, 0)
 
-        logw = _Pane()
+        logw = Pane()
         logl = QVBoxLayout(logw)
         logl.setContentsMargins(0, 0, 0, 0)
         logl.addWidget(_section_label("Recent fetches"))
@@ -637,7 +599,7 @@ class OverviewView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        lay = QVBoxLayout(_scrolling(self))
+        lay = QVBoxLayout(scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
         title = QLabel("Polling overview")
@@ -700,12 +662,12 @@ class OverviewView(QWidget):
         self._fill_timer.timeout.connect(lambda: self._fill_some())
 
         split = QSplitter(Qt.Orientation.Vertical)
-        hm = _Pane()
+        hm = Pane()
         hml = QVBoxLayout(hm)
         hml.setContentsMargins(0, 0, 0, 0)
         hml.addWidget(_section_label("When your feeds post (expected items per hour)"))
         hml.addWidget(self.heatmap)
-        tw = _Pane()
+        tw = Pane()
         twl = QVBoxLayout(tw)
         twl.setContentsMargins(0, 0, 0, 0)
         twl.addWidget(_section_label("Feeds"))

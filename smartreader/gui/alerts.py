@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from smartreader.core.scheduler import fetch_ceiling
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent, blend, humanize_duration, humanize_in
+from smartreader.gui.layouts import FlowLayout, scrolling
 from smartreader.gui.safetext import plain_label
 from smartreader.text import (
     NBSP,
@@ -451,7 +452,9 @@ class AlertsView(QWidget):
         self._limit_for = limit_for
         self._alerts: list[Any] = []
         self._feeds: dict[int, Any] = {}
-        lay = QVBoxLayout(self)
+        # scrolls when short or narrow (a large font in a small window) rather than
+        # setting the main window's minimum size
+        lay = QVBoxLayout(scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         title = QLabel("Missed-item alerts")
         f = QFont(title.font())
@@ -483,6 +486,9 @@ class AlertsView(QWidget):
         self.table.setWordWrap(False)
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # in a narrow pane the other columns keep their text and the table scrolls
+        # sideways; the feed's name keeps a few letters rather than "…"
+        hh.setMinimumSectionSize(self.fontMetrics().averageCharWidth() * 10)
         for c in range(1, len(self.COLUMNS)):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         self.table.doubleClicked.connect(self._activated)
@@ -497,8 +503,8 @@ class AlertsView(QWidget):
         lay.addWidget(self.empty)
 
         # The selected feed (rows of one feed): its alerts in one sentence, with
-        # what limits its checks, and its own actions. A row of its own: all the
-        # buttons in one would widen the window's minimum by 200 px.
+        # what limits its checks, and its own actions. Buttons wrap: in one row at
+        # 16 pt they alone needed 362-477 px of a pane that gets ~260 at 1,024 px.
         self.feed_box = QWidget()
         fb = QVBoxLayout(self.feed_box)
         fb.setContentsMargins(0, 4, 0, 0)
@@ -507,31 +513,29 @@ class AlertsView(QWidget):
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         fb.addWidget(self.detail)
-        feed_buttons = QHBoxLayout()
+        feed_buttons = FlowLayout()
         self.show_feed = QPushButton("Show feed")
         self.show_feed.clicked.connect(self._show_selected)
         self.open_site = QPushButton("Open site")
         self.open_site.setToolTip("The feed's web site, where what scrolled out of the feed is")
-        self.dismiss_feed = QPushButton("Dismiss feed's alerts")
+        self.dismiss_feed = QPushButton("Dismiss feed alerts")
         self.dismiss_feed.setToolTip("Dismiss every open alert of this feed")
         self.open_site.clicked.connect(self._open_site)
         self.dismiss_feed.clicked.connect(self._dismiss_feeds)
         feed_buttons.addWidget(self.show_feed)
         feed_buttons.addWidget(self.open_site)
         feed_buttons.addWidget(self.dismiss_feed)
-        feed_buttons.addStretch(1)
         fb.addLayout(feed_buttons)
         self.feed_box.setVisible(False)
         lay.addWidget(self.feed_box)
 
-        buttons = QHBoxLayout()
+        buttons = FlowLayout(align_right=True)
         self.dismiss = QPushButton("Dismiss")
         self.dismiss.setToolTip("Dismiss the selected alerts")
         self.dismiss_all = QPushButton("Dismiss all")
         self.dismiss_all.setToolTip("Dismiss the alerts of every feed")
         self.dismiss.clicked.connect(self._dismiss_selected)
         self.dismiss_all.clicked.connect(self._dismiss_all)
-        buttons.addStretch(1)
         buttons.addWidget(self.dismiss)
         buttons.addWidget(self.dismiss_all)
         lay.addLayout(buttons)
@@ -570,9 +574,20 @@ class AlertsView(QWidget):
             t.item(r, 0).setToolTip(alert_text(a, now))
         has = bool(self._alerts)
         self.table.setVisible(has)
+        self._fit_table_height()
         self.empty.setVisible(not has)
         self.dismiss_all.setEnabled(has)
         self._update_buttons()
+
+    def _fit_table_height(self) -> None:
+        """At least its header and up to four rows (with a sideways scroll bar): in a
+        short pane the page scrolls, and the table's bare minimum was one row."""
+        t = self.table
+        rows = min(max(1, t.rowCount()), 4)
+        frame = 2 * t.frameWidth()
+        bar = t.horizontalScrollBar().sizeHint().height()
+        header = t.horizontalHeader().sizeHint().height()
+        t.setMinimumHeight(header + rows * t.verticalHeader().defaultSectionSize() + bar + frame)
 
     def _name(self, feed_id: int) -> str:
         feed = self._feeds.get(feed_id)

@@ -310,3 +310,53 @@ def test_at_16pt_with_no_alerts_the_window_fits_a_1024_px_screen(env, qtbot, app
     win.show()
     qtbot.wait(20)
     assert win.minimumSizeHint().width() <= 1024
+
+
+def test_at_16pt_with_an_alert_selected_the_window_still_fits_1024_px(env, qtbot, app_font):
+    """Before: 1,278 px (1,157 without "Open site"): the selected feed's three buttons
+    in one row set the Alerts page's minimum. The page now scrolls and its
+    buttons wrap, and nothing on it is cut off at the side in a 1024 px window."""
+    from PySide6.QtWidgets import QPushButton, QScrollArea
+
+    from smartreader.core.models import ParsedEntry
+    from smartreader.storage.store import FetchRecord
+
+    app_font(16)
+    now = time.time()
+    fid = env.store.add_feed("https://wire.example/feed", title="Harbour Wire")
+    ents = [
+        ParsedEntry(f"e{k}", f"Item {k}", None, "", now - 600 * k, None, "", "") for k in range(4)
+    ]
+    env.store.record_fetch(
+        FetchRecord(
+            fid,
+            now - 600,
+            "ok",
+            http_status=200,
+            entries=ents,
+            site_link="https://wire.example/",
+            missed_estimate=6.0,
+            missed_from=now - 2500,
+            missed_to=now - 1500,
+        )
+    )
+    win = env.window()
+    win.show()
+    win.tabs.setCurrentWidget(win.alerts_view)
+    view = win.alerts_view
+    view.table.selectRow(0)
+    qtbot.waitUntil(lambda: view.open_site.isVisibleTo(view) and view.feed_box.isVisibleTo(view))
+    assert win.minimumSizeHint().width() <= 1024
+    win.resize(1024, 768)
+    qtbot.waitUntil(lambda: win.width() == 1024, timeout=2000)
+    qtbot.wait(50)
+    area = view.findChild(QScrollArea)
+    assert area.horizontalScrollBar().maximum() == 0
+    right = area.viewport().width()
+    for b in view.findChildren(QPushButton):
+        if b.isVisibleTo(view):
+            # each button whole, inside the page's visible width
+            assert b.width() >= b.sizeHint().width(), b.text()
+            assert b.mapTo(area.widget(), b.rect().topRight()).x() < right, b.text()
+    # the buttons went onto more lines rather than off the side
+    assert view.dismiss_feed.y() > view.show_feed.y()
