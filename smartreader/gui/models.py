@@ -162,6 +162,9 @@ def letter_icon(
                 p.drawEllipse(QPointF(px - r - 0.5, r + 0.5), r, r)
         p.end()
         icon.addPixmap(pm)
+        # as it is on a selected row too: the style's selected tint washed the
+        # letter's colour and the badge out into the highlight
+        icon.addPixmap(pm, QIcon.Mode.Selected)
     return icon
 
 

@@ -33,6 +33,18 @@ def test_the_error_and_missed_badges_differ_in_shape_not_only_colour(qapp):
     assert len(disc - triangle) > 10 and len(triangle - disc) > 10
 
 
+def test_a_selected_row_shows_the_icon_and_its_badge_untinted(qapp):
+    """The style tinted a selected row's icon into the highlight: the letter's
+    colour and the badge washed out on the row the user is reading."""
+    from PySide6.QtGui import QIcon
+
+    icon = letter_icon("Lint House", badge=ERROR_COLOR, badge_shape="missed")
+    normal = icon.pixmap(QSize(32, 32)).toImage()
+    selected = icon.pixmap(QSize(32, 32), QIcon.Mode.Selected).toImage()
+    assert selected == normal
+    assert _badge(icon)
+
+
 def test_a_screen_reader_hears_the_feeds_state(qapp, tmp_path):
     store = Store(tmp_path / "db.sqlite3")
     try:
