@@ -500,7 +500,9 @@ class AlertsView(QWidget):
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        lay.addWidget(self.empty)
+        # the table's room when there is none: the title stays on top, the buttons
+        # at the foot (without it the page's parts spread evenly down the pane)
+        lay.addWidget(self.empty, 1)
 
         # The selected feed (rows of one feed): its alerts in one sentence, with
         # what limits its checks, and its own actions. Buttons wrap: in one row at

@@ -131,3 +131,25 @@ def test_alerts_view_lists_activates_and_dismisses(qtbot, store):
 
 def test_notify_without_tray_is_a_quiet_no():
     assert notify(None, "t", "m") is False
+
+
+def test_with_no_alerts_the_page_keeps_its_title_on_top_and_buttons_at_the_foot(qtbot, tmp_path):
+    """With the table hidden nothing took its room, and the title, the hint, the
+    "No open alerts" line and the buttons spread evenly down the pane."""
+    store = Store(tmp_path / "db.sqlite3")
+    view = AlertsView(store)
+    qtbot.addWidget(view)
+    view.resize(600, 700)
+    view.show()
+    qtbot.waitUntil(lambda: view.empty.isVisible())
+    hint = view.hint.geometry()
+    assert hint.top() < 120, hint  # right under the title
+    foot = view.dismiss_all.mapTo(view, view.dismiss_all.rect().bottomLeft()).y()
+    assert foot > 700 - 60, foot
+    # the message sits in the room between them
+    assert (
+        hint.bottom()
+        < view.empty.geometry().center().y()
+        < view.dismiss_all.mapTo(view, view.dismiss_all.rect().topLeft()).y()
+    )
+    store.close()
