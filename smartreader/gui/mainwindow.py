@@ -852,6 +852,10 @@ class MainWindow(QMainWindow):
                     self.act_rename, self.move_menu.menuAction(),
                     self.act_delete):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
+        # a reload of the tree can change what is selected without a signal
+        m.aboutToShow.connect(self._update_node_actions)
+        self.tree_model.modelReset.connect(self._update_node_actions)
+        self._update_node_actions()
         m = mb.addMenu("&View")
         for act in (self.act_unread_only, self.act_search, None, self.act_zoom_in,
                     self.act_zoom_out, self.act_zoom_reset, None, self.act_activity,
@@ -1129,6 +1133,7 @@ class MainWindow(QMainWindow):
 
     @Slot(QModelIndex, QModelIndex)
     def _node_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._update_node_actions()
         if not current.isValid():
             return
         self._apply_query()
@@ -1140,6 +1145,21 @@ class MainWindow(QMainWindow):
         self._update_banner()
         if self.tabs.currentWidget() is self.activity:
             self.activity.set_feed(self.current_feed_id())
+
+    @Slot()
+    def _update_node_actions(self) -> None:
+        """Feed ▸ Properties, Rename, Move to and Unsubscribe act on the selected
+        feed (Rename and delete on a folder too): elsewhere they are off, where
+        they used to do nothing without a word."""
+        if not hasattr(self, "act_props"):
+            return  # a selection made while the window is built; the actions follow
+        node = self.tree_model.node(self.tree.currentIndex())
+        feed, folder = node.kind == "feed", node.kind == "folder"
+        self.act_props.setEnabled(feed)
+        self.move_menu.menuAction().setEnabled(feed)
+        self.act_rename.setEnabled(feed or folder)
+        self.act_delete.setEnabled(feed or folder)
+        self.act_delete.setText("&Delete folder…" if folder else "&Unsubscribe…")
 
     def _query(self) -> dict[str, Any]:
         idx = self.tree.currentIndex()
@@ -1171,6 +1191,8 @@ class MainWindow(QMainWindow):
     def _empty_text(self, q: dict[str, Any]) -> str:
         if q.get("search"):
             return f"Nothing matches “{elide(str(q['search']), 60)}”"
+        if self.current_key().startswith("folder:") and not q.get("feed_ids"):
+            return "No feeds in this folder yet: drag one here, or use Feed ▸ Move to."
         if q.get("starred"):
             return "No starred articles yet. Press s to star the article you read."
         if q.get("unread"):

@@ -1293,6 +1293,9 @@ class ArticleListModel(QAbstractTableModel):
             return long_date_time(dt.datetime.fromtimestamp(row.sort_time))
         if role == Qt.ItemDataRole.ToolTipRole and col == COL_TITLE:
             return tip(row.title) or None
+        if role == Qt.ItemDataRole.ToolTipRole and col == COL_FEED:
+            # a narrow column elides "Harbour Traffic Board" and "Harbour Wire" alike
+            return tip(self._feed_titles.get(row.feed_id, "")) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_DATE:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.AccessibleTextRole and col == COL_TITLE:

@@ -292,6 +292,18 @@ def test_home_and_end_go_to_the_first_and_last_article(env, qtbot, small_pages):
     assert win.selected_row() == 0 and win._current_entry == win.list_model.entry_id(0)
 
 
+def test_an_empty_folder_says_it_has_no_feeds(env, qtbot):
+    """It said "No articles yet.", as if its feeds had not been fetched yet."""
+    stored_feed(env, "Alpha", 1)
+    empty = env.store.folder_id("Later")
+    win = env.window(start_scheduler=False)
+    win.act_unread_only.setChecked(True)  # not "No unread articles here." either
+    win.select_key(f"folder:{empty}")
+    assert win.current_key() == f"folder:{empty}"
+    assert win.list.empty_text.startswith("No feeds in this folder yet")
+    assert "Move to" in win.list.empty_text
+
+
 def test_an_empty_list_says_why(env, qtbot, two_feeds):
     a, _b = two_feeds
     win = env.window(start_scheduler=False)
@@ -1074,3 +1086,46 @@ def test_tree_context_menu_lists_feed_actions(env, qtbot, two_feeds):
     assert [f.id for f in env.store.feeds()] != [] and a not in [f.id for f in env.store.feeds()]
     assert win.current_key() == "smart:unread"
     assert QPoint  # imported for context-menu tests on platforms with menus
+
+
+def test_feed_actions_are_off_where_they_would_do_nothing(env, qtbot):
+    """Feed ▸ Properties, Rename and Unsubscribe were always on, and on "All
+    unread" (or Properties on a folder) did nothing without a word."""
+    fid = stored_feed(env, "Alpha", 2, folder="News")
+    win = env.window(start_scheduler=False)
+    acts = (win.act_props, win.act_rename, win.move_menu.menuAction(), win.act_delete)
+
+    def state() -> tuple[bool, ...]:
+        return tuple(a.isEnabled() for a in acts)
+
+    win.select_key("smart:unread")
+    assert state() == (False, False, False, False)
+    win.select_feed(fid)
+    assert state() == (True, True, True, True)
+    assert win.act_delete.text() == "&Unsubscribe…"
+    folder = env.store.folder_id("News")
+    win.select_key(f"folder:{folder}")
+    assert win.current_key() == f"folder:{folder}"
+    assert state() == (False, True, False, True)
+    assert win.act_delete.text() == "&Delete folder…"
+    win.select_key("smart:starred")
+    assert state() == (False, False, False, False)
+
+
+def test_a_mixed_lists_feed_cell_tells_its_whole_name(env, qtbot):
+    """At 1,024 px the Feed column is ~66 px: "Harbo…" for both of these, and the
+    column had no tooltip (Title and Date had)."""
+    names = ("Harbour Traffic Board", "Harbour Wire")
+    now = time.time()
+    for k, name in enumerate(names):
+        fid = env.store.add_feed(f"https://h{k}.example/feed", title=name)
+        entry = ParsedEntry(f"e{k}", "News", None, "", now - k, None, "<p>x</p>", "")
+        env.store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry]))
+    m = ArticleListModel(env.store)
+    m.set_query()
+    m.finish_loading()
+    qtbot.waitUntil(lambda: m.rowCount() == 2, timeout=3000)
+    tips = {m.index(r, COL_FEED).data(Qt.ItemDataRole.ToolTipRole) for r in range(2)}
+    from smartreader.gui.safetext import tip
+
+    assert tips == {tip(name) for name in names}  # (as plain text: a feed may name itself "<b>")
