@@ -35,6 +35,7 @@ PREFS: dict[str, Pref] = {
         Pref("window/geometry", bytes, b"", "main window saveGeometry()"),
         Pref("window/state", bytes, b"", "main window saveState() (toolbars)"),
         Pref("window/splitter", bytes, b"", "feeds | articles | reader splitter"),
+        Pref("window/feed_list", bool, True, "the feed list is shown (View ▸ Feed list, F9)"),
         Pref("window/selection", str, "smart:unread", "last selected tree node key"),
         Pref("window/article", int, 0, "last opened article id"),
         Pref("tree/collapsed", str, "[]", "folders the user collapsed (JSON list of names)"),

@@ -4,6 +4,7 @@ and restarts, the article list's column widths and the open tab across restarts.
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from smartreader.gui.models import COL_FEED
 from tests.gui.test_mainwindow import stored_feed
@@ -72,3 +73,34 @@ def test_a_damaged_prefs_value_falls_back_to_the_defaults(env, folders):
     again = env.window(start_scheduler=False)
     assert expanded(again, "News") and expanded(again, "Dev")
     assert again.list_columns.preferred[COL_FEED] == 130
+
+
+def test_f9_hides_the_feed_list_for_the_reading_pane_and_it_stays_hidden(env, qtbot, folders):
+    """At 16 pt in a 1,024 px window the panes' minimums left the reading pane
+    257 px, however the splitter was dragged. Hiding the feed list gives it the
+    tree's width; feeds still go by with Shift+N, and the choice is kept."""
+    alpha, _beta, _gamma = folders
+    win = env.window(start_scheduler=False)
+    win.show()
+    win.resize(1024, 700)
+    win.select_feed(alpha)
+    win.tree.setFocus()
+    qtbot.waitUntil(lambda: win.tree.hasFocus())
+    reading = win.tabs.width()
+    qtbot.keyClick(win, Qt.Key.Key_F9)
+    assert not win.tree.isVisible() and not win.act_feed_list.isChecked()
+    qtbot.waitUntil(lambda: win.tabs.width() > reading + 100)
+    assert win.list.hasFocus()  # not left on the hidden tree, where keys go nowhere
+    qtbot.keyClick(win.list, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    assert win.current_key() != f"feed:{alpha}"
+    assert win.list_title.text() == win.tree_model.node(win.tree.currentIndex()).title
+    win.close()
+    again = env.window(start_scheduler=False)
+    again.show()
+    assert not again.tree.isVisible() and not again.act_feed_list.isChecked()
+    again.act_feed_list.trigger()
+    assert again.tree.isVisible()
+    again.close()
+    third = env.window(start_scheduler=False)
+    third.show()
+    assert third.tree.isVisible()
