@@ -13,17 +13,17 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from smartreader.core.address import canonical_url
 from smartreader.errors import CredentialsError, UsageError
 from smartreader.net import credentials, favicon
-from smartreader.net.discover import without_feed_scheme
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
+from smartreader.net.urls import typed_address
 from smartreader.storage.store import Feed, FeedSnapshot, Store
 from smartreader.text import count_of
 
@@ -32,23 +32,13 @@ TITLE = "smartreader subscriptions"
 log = logging.getLogger(__name__)
 
 
-# "javascript:…", "mailto:…": a scheme without "//" (but "host:8080/feed" is a port)
-_BARE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
-
-
 def feed_address(text: str) -> str:
     """A feed address as typed, checked: ``https://`` is added when it names no
     scheme; it must be http(s) with a host, and hold no spaces and no user name
     or password (those have their own fields, and go to the keyring). Raises
     :class:`UsageError` saying what is wrong."""
-    url = without_feed_scheme(text)
-    if "://" not in url:
-        if _BARE_SCHEME.match(url):
-            raise UsageError(f"only http and https feeds are supported, not {url!r}")
-        url = "https://" + url
+    url = typed_address(text)
     parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
-        raise UsageError(f"only http and https feeds are supported, not {url!r}")
     try:
         parts.port  # noqa: B018  (raises on a port that is not a number)
         bad = not parts.hostname or any(c.isspace() for c in url)
@@ -214,9 +204,12 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     # Every address a feed has now or had (``Store.feed_id_by_address``), read once:
     # asking the store per outline scans every feed's old addresses each time, and
     # a list of 20,000 feeds took 42 s instead of a few.
-    known = {url for f in store.feeds() for url in (f.url, *f.previous_urls)}
+    # In one spelling: "HTTP://Example.org/feed" from a file is the feed at
+    # "http://example.org/feed", not a second one.
+    known = {canonical_url(u) for f in store.feeds() for u in (f.url, *f.previous_urls)}
     for sub in result.subscriptions:
         url, user, password = credentials.split_userinfo(sub.url)
+        url = canonical_url(url)
         if url in known:  # also under an address it left
             report.already += 1
             continue
@@ -236,7 +229,7 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         try:
             fid = store.add_feed(
                 url, folder=sub.folder, title=sub.title or "", user_title=own,
-                auth_username=user, now=now,
+                auth_username=user, now=now, site_link=sub.site_url,
             )  # fmt: skip
         except UsageError:  # subscribed meanwhile (the updater moved a feed there)
             report.already += 1

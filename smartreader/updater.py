@@ -26,6 +26,7 @@ import httpx
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.content_aware import ContentTracker
+from smartreader.core.address import canonical_url
 from smartreader.core.content import filter_sightings
 from smartreader.core.estimator import DAY
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedFeed, ServerHints
@@ -49,11 +50,11 @@ from smartreader.net.discover import (
     guess_feed_urls,
     looks_like_feed,
     looks_like_page,
-    without_feed_scheme,
 )
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
+from smartreader.net.urls import typed_address
 from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store, is_https_upgrade
 from smartreader.text import local_time_text
 
@@ -380,18 +381,15 @@ class Updater:
         only the page. ``public_only`` for an address a page named (a
         ``FeedOption``): it must not lead into the local network.
         """
-        url = without_feed_scheme(url)
-        if "://" not in url:
-            url = "https://" + url
-        clean, user, password = credentials.split_userinfo(url)
+        # in one spelling: "HTTP://Example.org/feed#top" is not a second subscription
+        clean, user, password = credentials.split_userinfo(typed_address(url))
         if login is not None:
             user, password = login
-        if urlsplit(clean).scheme not in ("http", "https"):
-            raise UsageError(f"only http and https feeds are supported, not {clean!r}")
         auth = (user, password or "") if user else None
         feed_url, result, doc = self._resolve_feed(
             clean, auth, choose=choose, public_only=public_only
         )
+        feed_url = canonical_url(feed_url)  # a page's link may be spelt any way
         existing = self.store.feed_id_by_address(feed_url)
         if existing is not None:
             now_at = self.store.feed(existing).url

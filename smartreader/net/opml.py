@@ -18,11 +18,13 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.utils import formatdate
+from urllib.parse import urlsplit
 from xml.sax.saxutils import quoteattr as _quoteattr
 
-from smartreader.errors import ParseError
+from smartreader.errors import ParseError, UsageError
 from smartreader.net.credentials import redact
 from smartreader.net.sanitize import plain_text, safe_url, strip_unsafe_chars
+from smartreader.net.urls import typed_address
 from smartreader.text import count_of
 
 FOLDER_SEP = " / "
@@ -144,10 +146,34 @@ def parse_opml(data: bytes) -> OpmlResult:
                 if count == MAX_OUTLINES + 1:
                     result.problems.append(f"more than {MAX_OUTLINES} outlines; the rest skipped")
                 return
-            a = outline.attrib
+            # OPML's attribute names in any case ("xmlURL" is common enough); ours,
+            # in our namespace ("{…}minInterval"), as written
+            a = {k if k.startswith("{") else k.lower(): v for k, v in outline.attrib.items()}
             label = plain_text(a.get("title") or a.get("text") or "")
             kind = a.get("type", "").strip().lower()
-            raw_url = (a.get("xmlUrl") or a.get("xmlurl") or a.get("url") or "").strip()
+            raw_url = (a.get("xmlurl") or "").strip()
+            link = (a.get("url") or "").strip()
+            if not raw_url and link and kind in ("link", "include"):
+                # a web page or another OPML file, not a feed: it would fail at
+                # every update
+                what = (
+                    "includes another OPML file"
+                    if kind == "include" or urlsplit(link).path.lower().endswith(".opml")
+                    else "is a link to a web page"
+                )
+                result.problems.append(
+                    f"outline {label or '(untitled)'!r} {what} ({redact(link)[:200]}): "
+                    "not a feed; left out" + ("; import that file itself" if "OPML" in what else "")
+                )
+                continue
+            raw_url = raw_url or link
+            if not raw_url and not len(outline) and a.get("htmlurl"):
+                site = redact(a["htmlurl"].strip())[:200]
+                result.problems.append(
+                    f"outline {label or '(untitled)'!r} names a web site ({site}) but no "
+                    "feed; left out: `smartreader add` that address finds its feeds"
+                )
+                continue
             if raw_url:
                 feed(a, label, kind, raw_url, folders)
             if len(outline):
@@ -180,8 +206,12 @@ def parse_opml(data: bytes) -> OpmlResult:
             result.problems.append("an outline with no name, no address and nothing in it")
 
     def feed(a: dict[str, str], label: str, kind: str, raw_url: str, folders: list[str]) -> None:
-        url = safe_url(raw_url)
-        if url is None or not url.startswith(("http://", "https://")):
+        # as `smartreader add` reads an address: "feed:" forms, any case, a bare host
+        try:
+            url = safe_url(typed_address(raw_url))
+        except UsageError:
+            url = None
+        if url is None:
             result.problems.append(
                 f"outline {label or '(untitled)'!r}: unsupported feed URL {redact(raw_url)[:200]!r}"
             )
@@ -194,7 +224,7 @@ def parse_opml(data: bytes) -> OpmlResult:
             result.problems.append(f"outline {label or url!r}: duplicate of {redact(url)}")
         else:
             seen.add(url)
-            site = safe_url(a.get("htmlUrl") or a.get("htmlurl"))
+            site = safe_url(a.get("htmlurl"))
             ours = tuple((k[len(_OURS) :], v[:1000]) for k, v in a.items() if k.startswith(_OURS))
             result.subscriptions.append(
                 OpmlSubscription(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from smartreader.core.address import canonical_url
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
     DatabaseCorruptError,
@@ -699,9 +700,11 @@ class Store:
         now: float | None = None,
         auth_username: str | None = None,
         user_title: str | None = None,
+        site_link: str | None = None,
     ) -> int:
         """``title`` is shown until the feed's own comes; ``user_title`` is the
-        user's name for it (kept unless the first fetch shows it is the feed's own)."""
+        user's name for it (kept unless the first fetch shows it is the feed's own);
+        ``site_link`` (an OPML file's htmlUrl) until the feed names its own."""
         folder_id = self.folder_id(folder) if folder else None
         added = time.time() if now is None else now
         own = _name(user_title or "") or None
@@ -709,8 +712,8 @@ class Store:
             with self._tx() as db:
                 cur = db.execute(
                     "INSERT INTO feeds (id, url, title, user_title, folder_id, added_at, "
-                    f"auth_username) VALUES ({_NEXT_FEED_ID}, ?, ?, ?, ?, ?, ?)",
-                    (url, title, own, folder_id, added, auth_username),
+                    f"auth_username, site_link) VALUES ({_NEXT_FEED_ID}, ?, ?, ?, ?, ?, ?, ?)",
+                    (url, title, own, folder_id, added, auth_username, site_link),
                 )
                 return int(cur.lastrowid or 0)
         except sqlite3.IntegrityError as e:
@@ -733,7 +736,27 @@ class Store:
             "ORDER BY feeds.id LIMIT 1",
             (url,),
         )
-        return int(rows[0][0]) if rows else None
+        if rows:
+            return int(rows[0][0])
+        # Spelt otherwise ("HTTP://Example.org:80/feed", stored so before addresses
+        # were put in one spelling): the same feed. One pass over the addresses.
+        want = canonical_url(url)
+        rows = self._q(
+            "SELECT feeds.id, feeds.url, feeds.previous_urls FROM feeds ORDER BY feeds.id"
+        )
+        for fid, now_at, previous in rows:
+            try:
+                old = json.loads(previous) if previous else []
+            except ValueError:
+                old = []
+            urls = (
+                [now_at, *(u for u in old if isinstance(u, str))]
+                if isinstance(old, list)
+                else [now_at]
+            )
+            if any(canonical_url(u) == want for u in urls):
+                return int(fid)
+        return None
 
     _FEED_SQL = (
         "SELECT feeds.*, folders.name AS folder FROM feeds "

@@ -1,0 +1,29 @@
+"""Web addresses as users type them and files list them (see
+:mod:`smartreader.core.address` for their one spelling)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from smartreader.core.address import canonical_url
+from smartreader.errors import UsageError
+from smartreader.net.discover import without_feed_scheme
+
+# "javascript:…", "mailto:…": a scheme without "//" (but "host:8080/feed" is a port)
+_BARE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+
+
+def typed_address(text: str) -> str:
+    """A web address as a user types or a file lists it: ``feed:`` forms as the
+    addresses they name, ``https://`` when it names no scheme, then
+    :func:`canonical_url`. Raises :class:`UsageError` for any scheme but http(s)
+    ("mailto:a@b.c" is not the host b.c with a user name "mailto")."""
+    url = without_feed_scheme(text)
+    if "://" not in url:
+        if _BARE_SCHEME.match(url):
+            raise UsageError(f"only http and https feeds are supported, not {url!r}")
+        url = "https://" + url
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        raise UsageError(f"only http and https feeds are supported, not {url!r}")
+    return canonical_url(url)
