@@ -140,7 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _data_dir_arg(p)
 
-    p = sub.add_parser("update", help="fetch feeds now (all by default)")
+    p = sub.add_parser(
+        "update",
+        help="fetch feeds now (all by default)",
+        description="Fetch feeds now (all by default). Exit status 1 when every feed "
+        "tried failed (offline?), 0 when at least one was fetched.",
+    )
     p.add_argument(
         "feeds", nargs="*", type=int, metavar="FEED", help="feed id (see feeds); none: all feeds"
     )
@@ -438,6 +443,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+FAILED = ("error", "gone", "rate_limited")  # an update's outcomes that fetched nothing
+
+
 def cmd_update(args: argparse.Namespace) -> int:
     from smartreader.updater import Updater
 
@@ -458,14 +466,17 @@ def cmd_update(args: argparse.Namespace) -> int:
             # also when the database failed part of the run: what did happen is
             # reported before the error (which main prints, exiting non-zero)
             _report_update(store, progress.results, time.monotonic() - start)
-    return 0
+    # Every feed failing is something to act on (offline, a proxy, a dead host);
+    # one dead feed among many is not, or cron would mail after every run.
+    failed = [r for r in progress.results if r.status in FAILED]
+    return 1 if progress.results and len(failed) == len(progress.results) else 0
 
 
 def _report_update(store: Store, results: list[UpdateResult], elapsed: float) -> None:
     from smartreader.net.parse import is_cap_note
 
     new = sum(r.new_entries for r in results)
-    failed = [r for r in results if r.status in ("error", "gone", "rate_limited")]
+    failed = [r for r in results if r.status in FAILED]
     print(
         f"updated {len(results)} feeds in {elapsed:.1f} s: {new} new entries, {len(failed)} failed"
     )

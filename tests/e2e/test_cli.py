@@ -100,6 +100,20 @@ def test_new_items_arrive_and_errors_are_per_feed(feed_server, data, capsys):
     assert feeds["Example feed"]["unread"] == 5
 
 
+def test_update_exits_1_when_every_feed_failed(feed_server, data, capsys):
+    """It said "1 failed" and exited 0: a cron job or script could not tell an
+    offline machine from a good run. One failure among several still exits 0."""
+    feed_server.route("/a.xml", [Reply(body=rss(2)), Reply(status=500)])
+    feed_server.route("/b.xml", [Reply(body=rss(2, title="B")), Reply(status=503)])
+    assert run(capsys, "add", feed_server.url("/a.xml"), "--data-dir", data)[0] == 0
+    assert run(capsys, "add", feed_server.url("/b.xml"), "--data-dir", data)[0] == 0
+    code, out, err = run(capsys, "update", "--data-dir", data)
+    assert code == 1
+    assert "0 new entries, 2 failed" in out and "500" in err
+    code, _out, _err = run(capsys, "update", "1", "--data-dir", data)
+    assert code == 1  # a feed asked for by id that fails
+
+
 def test_add_by_site_url_discovers_the_feed(feed_server, data, capsys):
     feed_server.route(
         "/",
