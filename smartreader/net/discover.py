@@ -1,15 +1,19 @@
 """Find a site's feeds: ``<link rel="alternate">`` in its HTML, then common paths.
 
 Pure functions over bytes; the caller fetches. ``looks_like_feed`` decides whether
-a response is already a feed (so a feed URL is never mistaken for a page).
+a response is already a feed (so a feed URL is never mistaken for a page): by the
+root element of an XML document, found past its prolog (declaration, comments,
+processing instructions, doctype), or by the top-level ``version`` of a JSON object.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
+from xml.parsers import expat
 
 from smartreader.net.sanitize import plain_text, safe_url
 
@@ -22,11 +26,24 @@ FEED_TYPES = {
     "application/xml": "XML",
     "text/xml": "XML",
 }
-# Tried, in order, when a page links no feed; each costs one request.
+# Tried, in order, when a page links no feed; each costs one request. For a page
+# below the root they are tried in the page's folder first (a blog in /blog/),
+# then at the root: at most 2 x 6 requests.
 COMMON_PATHS = ("/feed", "/rss", "/feed.xml", "/atom.xml", "/rss.xml", "/index.xml")
 MAX_SCAN = 512 * 1024  # feeds are linked from <head>; do not parse megabytes of body
 MAX_CANDIDATES = 20
+# How far into a document its root element is looked for.
+MAX_PROLOG = 64 * 1024
+# The largest JSON parsed to read its "version" (above the fetcher's 15 MiB cap).
+MAX_JSON_PARSE = 16 * 1024 * 1024
 
+# Atom 1.0, 0.3 ("…/ns#") and the drafts' ("…/ns#draft-…"), in any case: feeds
+# get it wrong, and a root <feed> in another namespace is no Atom feed
+ATOM_NAMESPACE_PREFIXES = ("http://www.w3.org/2005/atom", "http://purl.org/atom/ns#")
+RDF_NAMESPACE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+_FEED_CONTENT_TYPES = ("application/rss+xml", "application/atom+xml", "application/rdf+xml")
+
+# What a document with no findable root (leading junk, a cut prolog) is judged by.
 _FEED_ROOT = re.compile(rb"<(rss|feed|rdf:RDF)[\s>]", re.I)
 _HTML_ROOT = re.compile(rb"<(!doctype html|html)[\s>]", re.I)
 
@@ -39,16 +56,79 @@ class DiscoveredFeed:
 
 
 def looks_like_feed(body: bytes, content_type: str | None = None) -> bool:
-    """True if the bytes are an RSS/Atom/RDF/JSON feed rather than a web page."""
     head = body[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     ct = (content_type or "").split(";")[0].strip().lower()
     if head[:1] == b"{":
-        return b"jsonfeed.org/version" in body[:65_536]
+        return _is_json_feed(body)
+    root = _root_element(body)
+    if root is not None and _is_feed_root(*root):
+        return True
+    if root is not None and root[1].lower() == "html":
+        return False
+    # another root, or no well-formed start: junk before the feed (a PHP warning's
+    # "<br />" reads as a root) is common, so the first bytes decide, then the type
+    if _HTML_ROOT.match(head):  # an HTML page, whatever it quotes
+        return False
     if _HTML_ROOT.search(head[:1024]) and not _FEED_ROOT.search(head[:1024]):
         return False
     if _FEED_ROOT.search(head):
         return True
-    return ct in ("application/rss+xml", "application/atom+xml", "application/rdf+xml")
+    return ct in _FEED_CONTENT_TYPES
+
+
+class _Root(Exception):
+    """Raised from expat's start handler: the root element is all that is wanted."""
+
+
+def _root_element(body: bytes) -> tuple[str | None, str] | None:
+    """The root element's namespace (None for none) and local name, read by expat
+    from the document's first MAX_PROLOG bytes: its declaration, comments,
+    processing instructions and doctype (internal subset too) are skipped, in the
+    encoding it declares. None when that much is no well-formed start of a
+    document (junk first, an undeclared prefix, an encoding expat lacks)."""
+    parser = expat.ParserCreate(namespace_separator=" ")
+    found: list[str] = []
+
+    def start(name: str, _attrs: object) -> None:
+        found.append(name)
+        raise _Root  # stop here: nothing past the root's start tag is read
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(body[:MAX_PROLOG], False)
+    except _Root:
+        pass
+    except (expat.ExpatError, ValueError, LookupError):
+        return None
+    if not found:
+        return None
+    uri, _, local = found[0].rpartition(" ")
+    return uri or None, local
+
+
+def _is_feed_root(uri: str | None, local: str) -> bool:
+    """RSS (any or no namespace), Atom (none, or Atom's: 1.0, 0.3 and drafts),
+    RDF in the RDF namespace."""
+    if local == "rss":
+        return True
+    if local == "feed":
+        return uri is None or uri.lower().startswith(ATOM_NAMESPACE_PREFIXES)
+    return local == "RDF" and uri == RDF_NAMESPACE
+
+
+def _is_json_feed(body: bytes) -> bool:
+    """Whether a JSON document is an object whose top-level ``version`` names
+    jsonfeed.org, however its string is escaped (PHP writes ``https:\\/\\/``).
+    Parsed whole, but only when it says "jsonfeed" and is not huge: other JSON
+    costs one substring search."""
+    if len(body) > MAX_JSON_PARSE or b"jsonfeed" not in body:
+        return False
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    version = doc.get("version") if isinstance(doc, dict) else None
+    return isinstance(version, str) and "jsonfeed.org/version" in version
 
 
 def looks_like_page(body: bytes, content_type: str | None = None) -> bool:
@@ -121,9 +201,24 @@ def without_feed_scheme(url: str) -> str:
 
 
 def guess_feed_urls(site_url: str) -> list[str]:
-    """Conventional feed locations on the site's origin, for pages that link none."""
+    """Conventional feed locations for a page that links none: in the page's own
+    folder first when that is not the root (a blog installed in /blog/), then at
+    the root of its origin. At most 2 x len(COMMON_PATHS) addresses."""
     parts = urlsplit(site_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return []
     origin = f"{parts.scheme}://{parts.netloc}"
-    return [urljoin(origin, p) for p in COMMON_PATHS]
+    folder = _folder(parts.path)
+    # joined as text (not urljoin, which reads a path "//other.example/" as a host)
+    prefixes = ([folder.rstrip("/")] if folder != "/" else []) + [""]
+    return [origin + prefix + path for prefix in prefixes for path in COMMON_PATHS]
+
+
+def _folder(path: str) -> str:
+    """The folder a page's path names, ending in "/": itself if it ends so; its
+    parent for a file (``/blog/index.php``: a last segment with a dot); else the
+    path as a folder typed without its slash (``/blog``)."""
+    if not path or path.endswith("/"):
+        return path or "/"
+    parent, _, last = path.rpartition("/")
+    return f"{parent}/" if "." in last else f"{path}/"
