@@ -15,6 +15,8 @@ anything):
   never wider than the text column (aspect kept; again when the pane is
   resized), and one not loaded takes no more room than a small sign or its
   alt text; the "Load images" bar counts those, whatever their attributes;
+* tables keep their words whole (``ReaderBrowser.fit_tables``): a table that
+  cannot fit the text column makes the article scroll sideways, nothing else;
 * links never navigate inside the view (``setOpenLinks(False)``); clicked
   ``http(s)``/``mailto`` links open in the system browser, except a link into
   the article itself: a footnote's ``#fn1`` is stored resolved, as
@@ -39,10 +41,23 @@ from __future__ import annotations
 import datetime as dt
 import html
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QPointF, QRectF, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QPointF,
+    QRectF,
+    QSize,
+    QSizeF,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -58,8 +73,12 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextFrame,
     QTextFrameFormat,
     QTextImageFormat,
+    QTextLength,
+    QTextOption,
+    QTextTable,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -98,6 +117,11 @@ PLACEHOLDER_PX = 16  # an image not loaded, without alt text: a small picture si
 # columns) though the table is drawn within the text column. A sideways scroll
 # bar for that little would scroll over nothing but the blank side margin.
 SIDEWAYS_SLACK_PX = 8
+TABLE_REFIT_MS = 120  # a resize that pauses this long fits the tables again
+# Fitting lays the article out twice more (~40 ms for a typical one with a table,
+# ~0.5 s for a 300-row table): above these, tables keep Qt's own fit.
+MAX_FIT_CELLS = 1_500
+MAX_FIT_CHARS = 200_000
 MAX_ALT_CHARS = 200
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
@@ -135,7 +159,10 @@ def _css(pal: QPalette, scale: float = 1.0) -> str:
     # Only a link that goes somewhere looks like one: an anchor whose href the
     # sanitiser dropped (javascript:), or a footnote's target, reads as text.
     # An article's tables get hairline cells in a grey of the theme and a little
-    # padding (a wide table still fits the column: Qt wraps its cells' words).
+    # padding; Qt wraps their cells' lines between words only (fit_tables), and a
+    # table too wide for the column scrolls sideways.
+    # A figure's caption (figcaption, see _qt_figures) reads like the meta line,
+    # and the figure is set off from the text that follows.
     return f"""
 body {{ color: {text}; }}
 div.content p {{ line-height: 145%; }}
@@ -145,6 +172,9 @@ a[href] {{ color: {link}; }}
 div.content table {{ border-collapse: collapse; margin-top: 4px; margin-bottom: 12px; }}
 div.content td {{ border: 1px solid {grid}; padding: 3px 5px; }}
 div.content th {{ border: 1px solid {grid}; padding: 3px 5px; background-color: {code_bg}; }}
+div.content div.figure {{ margin-bottom: 14px; }}
+div.content div.caption {{ color: {muted}; font-size: {pt(9.5)}; margin-top: 4px;
+    margin-bottom: 14px; }}
 div.content h1 {{ font-size: {pt(16)}; }}
 div.content h2 {{ font-size: {pt(14)}; }}
 div.content h3 {{ font-size: {pt(12)}; }}
@@ -276,6 +306,110 @@ def _indent(doc: QTextDocument, block: QTextBlock) -> float:
     if lst is not None:
         x += lst.format().indent() * doc.indentWidth()
     return x
+
+
+# A tag of the sanitiser's (well-formed) output; a quoted value may hold ">".
+_TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_VOID_TAGS = frozenset({"br", "col", "hr", "img", "source", "wbr"})  # those it keeps
+
+
+def _qt_figures(body: str) -> str:
+    """``body`` with its figures in blocks Qt lays out as such: Qt knows neither
+    ``figure`` nor ``figcaption``, and ran an image's alt text and its caption
+    together on one line. A caption becomes ``div.caption``; the rest of a
+    figure goes in divs around it (Qt adds inline content that follows a block
+    in a div to that block), the last of them ``div.figure``, set off from the
+    text after the figure (as a caption that comes last is itself)."""
+    if "<fig" not in body:
+        return body
+    out: list[str] = []
+    # per open figure: the depth of its content, where its last part opens in out
+    figures: list[tuple[int, int]] = []
+    depth = 0  # elements open
+    pos = 0
+    for m in _TAG.finditer(body):
+        out.append(body[pos : m.start()])
+        pos = m.end()
+        closing, name, attrs = bool(m.group(1)), m.group(2).lower(), m.group(3)
+        in_figure = bool(figures) and figures[-1][0] == depth  # directly
+        if name == "figure" and not closing:
+            depth += 1
+            out.append(f"<div{attrs}>")
+            figures.append((depth, len(out)))
+            out.append("<div class='figure'>")
+        elif name == "figure" and in_figure:
+            figures.pop()
+            depth -= 1
+            out.append("</div></div>")
+        elif name == "figcaption" and not closing:
+            if in_figure:  # what went before is not the figure's last part
+                out[figures[-1][1]] = "<div>"
+                out.append("</div>")
+            depth += 1
+            out.append(f"<div class='caption'{attrs}>")
+        elif name == "figcaption":
+            depth -= 1
+            out.append("</div>")
+            if figures and figures[-1][0] == depth:
+                figures[-1] = (depth, len(out))
+                out.append("<div class='figure'>")
+        else:
+            if name not in _VOID_TAGS:
+                depth += -1 if closing else 1
+            out.append(m.group(0))
+    out.append(body[pos:])
+    return "".join(out)
+
+
+def _tables(frame: QTextFrame) -> list[QTextTable]:
+    """Every table in ``frame``, tables in tables too, in document order."""
+    out: list[QTextTable] = []
+    for child in frame.childFrames():
+        if isinstance(child, QTextTable):
+            out.append(child)
+        out.extend(_tables(child))
+    return out
+
+
+def _column_blocks(table: QTextTable) -> list[QTextBlock | None]:
+    """For each column, the first block of a cell of that column alone (whose
+    width follows the column's), or None: every cell there spans others."""
+    out: list[QTextBlock | None] = []
+    for c in range(table.columns()):
+        found = None
+        for r in range(table.rows()):
+            cell = table.cellAt(r, c)
+            if cell.column() == c and cell.columnSpan() == 1:
+                found = cell.firstCursorPosition().block()
+                break
+        out.append(found)
+    return out
+
+
+def _cell_sides(table: QTextTable, column: int) -> float:
+    """About what a cell of ``column`` takes beside its text (padding, borders)."""
+    for r in range(table.rows()):
+        cell = table.cellAt(r, column)
+        if cell.column() == column:
+            f = cell.format().toTableCellFormat()
+            pad = table.format().cellPadding()
+            return (
+                (f.leftPadding() or pad) + (f.rightPadding() or pad)
+                + f.leftBorder() + f.rightBorder()
+            )  # fmt: skip
+    return 0.0
+
+
+def _set_columns(table: QTextTable, widths: list[float | None]) -> bool:
+    """Fix each column of ``table`` at its width (None: as Qt likes); changed?"""
+    fmt = table.format()
+    fixed = QTextLength.Type.FixedLength
+    lengths = [QTextLength() if w is None else QTextLength(fixed, w) for w in widths]
+    if fmt.columnWidthConstraints() == lengths:
+        return False
+    fmt.setColumnWidthConstraints(lengths)
+    table.setFormat(fmt)
+    return True
 
 
 class ReaderBrowser(QTextBrowser):
@@ -425,6 +559,81 @@ class ReaderBrowser(QTextBrowser):
         cur.endEditBlock()
         return waiting
 
+    def fit_tables(self, page_width: float, widest: float) -> None:
+        """Lay the document's tables out with their cells' words whole, for a
+        page ``page_width`` px wide whose text column is ``widest`` px.
+
+        Qt breaks a line between words, or inside a word too long for the line.
+        For a table that made one letter the narrowest a column could be: words
+        in cells were broken anywhere ("Imple/mentat/ion", "1,234,/567") and a
+        table wider than the column was squeezed into it. Laid out with whole
+        words only, on a copy of the document, the columns get widths no word is
+        broken in (the table as wide as they need, wider than the column if it
+        must be); those widths are then fixed on the document's own tables, whose
+        paragraphs still break a word longer than a line. No column is wider
+        than the text column: a word longer than that is broken as in a paragraph."""
+        doc = self.document()
+        tables = _tables(doc.rootFrame())
+        if not tables or page_width <= 0:
+            return
+        cells = sum(t.rows() * t.columns() for t in tables)
+        if cells > MAX_FIT_CELLS or doc.characterCount() > MAX_FIT_CHARS:
+            return  # two more layouts of it would hold the window up: Qt's own fit
+        pdev = doc.documentLayout().paintDevice()
+        dpi_scale = pdev.logicalDpiY() / 96 if pdev is not None else 1.0  # Qt's, for lengths
+        natural: list[list[float | None]] = [[None] * t.columns() for t in tables]
+        probe, probed = self._probe(page_width, natural, word_wrap=True)
+        lay = probe.documentLayout()
+        blocks = [_column_blocks(t) for t in probed]
+        want = [[lay.blockBoundingRect(b).width() if b else 0.0 for b in bs] for bs in blocks]
+        probe.deleteLater()
+        # What a cell takes beside its text (padding, borders, shared when
+        # collapsed) is Qt's to say: a guess, then measured (a pixel too many
+        # per column and a table that just fits would scroll sideways).
+        guess: list[list[float | None]] = [
+            [w / dpi_scale + _cell_sides(t, c) if w > 0 else None for c, w in enumerate(ws)]
+            for t, ws in zip(probed, want, strict=True)
+        ]
+        probe, probed = self._probe(page_width, guess, word_wrap=False)
+        lay = probe.documentLayout()
+        widths: list[list[float | None]] = []
+        for t, ws, gs in zip(probed, want, guess, strict=True):
+            row: list[float | None] = []
+            for b, w, g in zip(_column_blocks(t), ws, gs, strict=True):
+                if b is None or g is None:
+                    row.append(None)
+                else:
+                    got = lay.blockBoundingRect(b).width()
+                    row.append(min(g + (w - got) / dpi_scale, widest / dpi_scale))
+            widths.append(row)
+        probe.deleteLater()
+        cur = QTextCursor(doc)
+        cur.beginEditBlock()
+        for t, fixed in zip(tables, widths, strict=True):
+            _set_columns(t, fixed)
+        cur.endEditBlock()
+
+    def _probe(
+        self, page_width: float, columns: list[list[float | None]], *, word_wrap: bool
+    ) -> tuple[QTextDocument, list[QTextTable]]:
+        """A copy of the document laid out on a page ``page_width`` px wide, its
+        tables' columns fixed at ``columns`` (None: as Qt likes), lines broken
+        between words only if ``word_wrap``; and its tables."""
+        doc = self.document()
+        probe = doc.clone(self)  # its resources are asked of loadResource too
+        # all set before its layout exists: each change would lay it all out again
+        probe.setPageSize(QSizeF(page_width, -1))
+        if word_wrap:
+            option = QTextOption(probe.defaultTextOption())
+            option.setWrapMode(QTextOption.WrapMode.WordWrap)
+            probe.setDefaultTextOption(option)
+        probed = _tables(probe.rootFrame())
+        for t, fixed in zip(probed, columns, strict=True):
+            _set_columns(t, fixed)
+        probe.documentLayout().setPaintDevice(doc.documentLayout().paintDevice())
+        probe.size()  # lays it all out
+        return probe, probed
+
     def _scaled_image(self, key: str, img: QImage, size: QSize) -> QImage:
         done = self._scaled.get(key)
         if done is not None and done.size() == size:
@@ -553,6 +762,12 @@ class ArticleView(QWidget):
         self._page: str | None = None
         self._rerender_pending = False
         self._fitted_width = -1  # the column width the images were last fitted to
+        # Tables are fitted again once a resize pauses: it lays them out twice
+        # more (see ReaderBrowser.fit_tables), too slow for every step of a drag.
+        self._tables_timer = QTimer(self)
+        self._tables_timer.setSingleShot(True)
+        self._tables_timer.setInterval(TABLE_REFIT_MS)
+        self._tables_timer.timeout.connect(self._fit_tables)
         self.show_empty()
 
     # -- content ----------------------------------------------------------
@@ -620,7 +835,7 @@ class ArticleView(QWidget):
         if when:
             meta.append(when)
         # Stored by an older version maybe: the layout limits are applied again.
-        body = tame_stored(e.content or e.summary or "")
+        body = _qt_figures(tame_stored(e.content or e.summary or ""))
         encl = ""
         if e.enclosures:
             rows = "".join(
@@ -702,6 +917,8 @@ class ArticleView(QWidget):
             self.browser.setHtml("")
         self._apply_margins()
         self.browser.blocked_images = self._fit_images()
+        self._tables_timer.stop()
+        self._fit_tables()
         self.browser.verticalScrollBar().setValue(scroll)
         self.image_bar.setVisible(
             self.entry is not None
@@ -755,11 +972,13 @@ class ArticleView(QWidget):
         self._fitted_width = self._column_width()
         return self.browser.fit_images(self._fitted_width)
 
+    def _fit_tables(self) -> None:
+        if self.entry is not None:  # our own pages' tables are for layout
+            self.browser.fit_tables(self._pane_width(), self._column_width())
+
     def _rerender_soon(self) -> None:
         if not self._rerender_pending:
             self._rerender_pending = True
-            from PySide6.QtCore import QTimer
-
             QTimer.singleShot(100, self._rerender_now)
 
     def _rerender_now(self) -> None:
@@ -828,6 +1047,7 @@ class ArticleView(QWidget):
         self._apply_margins()
         if self._column_width() != self._fitted_width:
             self._fit_images()
+            self._tables_timer.start()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -11,6 +11,11 @@ kept, with ``ID_PREFIX`` put in front, so an article's names live apart from any
 of our own around it in the reading pane; a ``#fn1`` link keeps its plain
 fragment, resolved against the item's own address (``page``), and the pane
 scrolls to ``ID_PREFIX + "fn1"`` when that address is the article shown.
+
+Embedded frames (``<iframe>``: videos, maps) are never kept, but one whose ``src``
+is an http(s) address leaves a trace where it stood: a paragraph
+``EMBED_LABEL <a href="src">host/path</a>``, an ordinary link like any other
+(``embed_links``); without such an address it is dropped with its content.
 """
 
 from __future__ import annotations
@@ -73,6 +78,10 @@ ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
 }
 
 URL_ATTRIBUTES = frozenset({"href", "src", "poster", "cite"})
+
+LINK_REL = "noopener noreferrer nofollow"  # on every link we keep or write
+EMBED_LABEL = "Embedded content:"  # what an iframe leaves (see the module's docstring)
+MAX_EMBED_LABEL_CHARS = 80
 
 MAX_HTML_CHARS = 1_000_000  # per field; longer content is cut (the cut is marked)
 MAX_TEXT_CHARS = 1_000  # titles, authors
@@ -234,6 +243,8 @@ def sanitize_html(
         return _flattened(fragment), True
 
     def attribute_filter(tag: str, attr: str, value: str) -> str | None:
+        if tag == "iframe" and attr != "src":
+            return None  # kept only to be turned into a link: its address alone
         if attr in URL_ATTRIBUTES:  # html5ever already decoded entities
             same_document = page is not None and value.strip().startswith("#")
             return safe_url(value, page if same_document else base)
@@ -241,20 +252,59 @@ def sanitize_html(
             return ID_PREFIX + value if value.strip() else None
         return value
 
-    cleaned = nh3.clean(
-        fragment,
-        tags=set(ALLOWED_TAGS),
-        clean_content_tags=set(DROP_WITH_CONTENT),
-        attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()},
-        attribute_filter=attribute_filter,
-        url_schemes=set(SAFE_SCHEMES),
-        link_rel="noopener noreferrer nofollow",
-        strip_comments=True,
-    )
+    def clean(*, iframes: bool) -> str:
+        # Iframes are let through (their address alone) only for embed_links to
+        # replace them: with a link, or with nothing; their content goes either way.
+        attributes = {k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()}
+        if iframes:
+            attributes["iframe"] = {"src"}
+        return nh3.clean(
+            fragment,
+            tags=set(ALLOWED_TAGS) | ({"iframe"} if iframes else set()),
+            clean_content_tags=set(DROP_WITH_CONTENT) - ({"iframe"} if iframes else set()),
+            attributes=attributes,
+            attribute_filter=attribute_filter,
+            url_schemes=set(SAFE_SCHEMES),
+            link_rel=LINK_REL,
+            strip_comments=True,
+        )
+
+    cleaned = clean(iframes=True)
+    if "<iframe" in cleaned:
+        cleaned = embed_links(cleaned)
+        if "<iframe" in cleaned:  # never seen; then no trace rather than any doubt
+            cleaned = clean(iframes=False)
     cleaned = limit_tables(cleaned)
     if truncated:
         cleaned += "<p><em>[content truncated]</em></p>"
     return cleaned, truncated
+
+
+# An iframe as nh3 writes it when let through with its ``src`` alone (see
+# ``sanitize_html``): the value has its ``"`` escaped; the content is raw text that
+# cannot hold "</iframe>" (an HTML parser ends the element there).
+_IFRAME = re.compile(r'<iframe(?: src="([^"]*)")?>.*?</iframe>', re.S)
+
+
+def embed_links(cleaned: str) -> str:
+    """``cleaned`` (nh3's output, iframes kept with their ``src`` alone) with each
+    iframe replaced: by a paragraph with a link to its address when that is
+    http(s) (``EMBED_LABEL`` host/path), else by nothing; its content goes."""
+
+    def link(m: re.Match[str]) -> str:
+        url = safe_url(html.unescape(m.group(1) or ""))
+        if url is None or urlsplit(url).scheme.lower() not in ("http", "https"):
+            return ""
+        parts = urlsplit(url)
+        label = parts.netloc.rpartition("@")[2] + parts.path  # never user:password@
+        if len(label) > MAX_EMBED_LABEL_CHARS:
+            label = label[: MAX_EMBED_LABEL_CHARS - 1] + "…"
+        return (
+            f'<p>{html.escape(EMBED_LABEL)} <a href="{html.escape(url, quote=True)}" '
+            f'rel="{LINK_REL}">{html.escape(label)}</a></p>'
+        )
+
+    return _IFRAME.sub(link, cleaned)
 
 
 def tame_stored(markup: str) -> str:
