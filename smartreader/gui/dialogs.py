@@ -20,21 +20,24 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QTreeWidget,
@@ -42,8 +45,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from smartreader.errors import SmartReaderError
+from smartreader.gui.charts import accent
 from smartreader.gui.safetext import ask, plain_label
 from smartreader.gui.settings import KEEP_CHOICES, open_size
 from smartreader.net import credentials as keyring_credentials
@@ -52,16 +57,41 @@ from smartreader.text import count_of, date_time_text, with_kind
 
 log = logging.getLogger(__name__)
 
+_UNLIMITED = 16777215  # QWIDGETSIZE_MAX
+
 
 def _error_label() -> QLabel:
     lab = plain_label()  # messages quote servers and feeds
     lab.setWordWrap(True)
     lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    pal = lab.palette()
-    pal.setColor(QPalette.ColorRole.WindowText, QColor("#d93025"))
-    lab.setPalette(pal)
+    _ErrorTint(lab)
     lab.setVisible(False)
     return lab
+
+
+class _ErrorTint(QObject):
+    """Keeps an error label's text in the theme's error red: ``accent(palette, 0)``,
+    the Activity panel's error colour, 7.0:1 on the light window and 4.6:1 on the
+    dark one (a fixed #d93025 was 4.4:1 and 3.2:1; WCAG asks 4.5:1 of text), and
+    chosen anew when the palette changes (a theme switch with the dialog open)."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__(label)
+        label.installEventFilter(self)
+        self.tint(label)
+
+    @staticmethod
+    def tint(label: QLabel) -> None:
+        pal = label.palette()
+        red = accent(pal, 0)
+        if pal.color(QPalette.ColorRole.WindowText) != red:  # else no PaletteChange loop
+            pal.setColor(QPalette.ColorRole.WindowText, red)
+            label.setPalette(pal)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.PaletteChange and isinstance(watched, QLabel):
+            self.tint(watched)
+        return False
 
 
 class AddFeedDialog(QDialog):
@@ -474,9 +504,19 @@ class FeedPropertiesDialog(QDialog):
         self.username.setPlaceholderText("only for feeds that need a login")
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        placeholder = "unchanged" if feed.auth_username else "stored in the system keyring"
+        # as the Add feed dialog asks: is there a keyring to store in?
+        keyring = credentials.keyring_available()
         if feed.auth_username and credentials.kept_for_session(feed.url, feed.auth_username):
             placeholder = "kept for this session only"
+        elif not keyring:  # what is typed here lives until quit (see _keep_for_session)
+            placeholder = "kept for this session only"
+            self.password.setToolTip(
+                "No system keyring is available: a password entered here is kept in "
+                "memory for this session only, never written anywhere. After a "
+                "restart, enter it again."
+            )
+        else:
+            placeholder = "unchanged" if feed.auth_username else "stored in the system keyring"
         self.password.setPlaceholderText(placeholder)
         self.weight = QDoubleSpinBox()
         self.weight.setRange(0.01, 100.0)  # what an OPML import may set
@@ -677,8 +717,19 @@ class FeedPropertiesDialog(QDialog):
 class HelpOverlay(QWidget):
     """A translucent sheet over the window listing the keyboard shortcuts.
 
-    Any key or click closes it. ``shortcuts`` is a list of (section, [(keys, what)]).
+    Any key or click closes it, and the focus goes back where it was (the article
+    list, say: j and Down work on at once). ``shortcuts`` is a list of
+    (section, [(keys, what)]).
+
+    The card always fits inside the window, centred: two columns when they fit,
+    else two with their descriptions wrapped, else one column (a 16 pt font's two
+    columns were 1,323 px wide in a 1,024 px window, both cut); a scroll bar (the
+    mouse wheel) only when even the shortest of these is taller than the window.
     """
+
+    MARGIN = 10  # the least room between the card and the window's edges
+    COLUMN_GAP = 28
+    KEY_GAP = 18  # between a key and what it does
 
     def __init__(
         self, shortcuts: Sequence[tuple[str, Sequence[tuple[str, str]]]], parent: QWidget
@@ -687,77 +738,198 @@ class HelpOverlay(QWidget):
         self.setObjectName("helpOverlay")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
+        self._return_to: QWidget | None = None
         self.card = QWidget(self)
         self.card.setObjectName("helpCard")
         self.card.setAutoFillBackground(True)
         outer = QVBoxLayout(self.card)
         outer.setContentsMargins(28, 22, 28, 22)
         outer.setSpacing(4)
-        title = QLabel("<b style='font-size:15pt'>Keyboard shortcuts</b>")
-        outer.addWidget(title)
-        # Two columns of sections, balanced by row count; each column its own grid,
-        # so a heading in one does not space out the rows beside it in the other.
-        cols: list[list[tuple[str, Sequence[tuple[str, str]]]]] = [[], []]
-        sizes = [0, 0]
-        for sec in shortcuts:
-            c = 0 if sizes[0] <= sizes[1] else 1
-            cols[c].append(sec)
-            sizes[c] += len(sec[1]) + 2
-        columns = QHBoxLayout()
-        columns.setSpacing(28)
-        self.columns: list[QGridLayout] = []
-        for secs in cols:
-            grid = QGridLayout()
-            grid.setHorizontalSpacing(18)
-            grid.setVerticalSpacing(4)
-            row = 0
-            for name, items in secs:
-                head = QLabel(f"<b>{html.escape(name)}</b>")
-                head.setContentsMargins(0, 10, 0, 2)
-                grid.addWidget(head, row, 0, 1, 2)
-                row += 1
-                for keys, what in items:
-                    k = QLabel(
-                        " ".join(
-                            f"<span style='font-family:monospace; font-weight:600'>"
-                            f"&nbsp;{html.escape(x)}&nbsp;</span>"
-                            for x in keys.split(" ")
-                        )
+        self.title = QLabel("<b style='font-size:15pt'>Keyboard shortcuts</b>")
+        outer.addWidget(self.title)
+        # The labels are made once; _arrange lays them out in one or two columns.
+        self._sections: list[tuple[QLabel, list[tuple[QLabel, QLabel]]]] = []
+        for name, items in shortcuts:
+            head = QLabel(f"<b>{html.escape(name)}</b>")
+            head.setContentsMargins(0, 10, 0, 2)
+            rows = []
+            for keys, what in items:
+                k = QLabel(
+                    " ".join(
+                        f"<span style='font-family:monospace; font-weight:600'>"
+                        f"&nbsp;{html.escape(x)}&nbsp;</span>"
+                        for x in keys.split(" ")
                     )
-                    k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    grid.addWidget(k, row, 0)
-                    grid.addWidget(plain_label(what), row, 1)
-                    row += 1
-            grid.setRowStretch(row, 1)  # short column: rows stay at the top
-            columns.addLayout(grid)
-            self.columns.append(grid)
-        outer.addLayout(columns)
-        hint = QLabel("Press any key to close")
-        hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint.setContentsMargins(0, 8, 0, 0)
-        outer.addWidget(hint)
+                )
+                k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                rows.append((k, plain_label(what)))
+            self._sections.append((head, rows))
+        self.area = QScrollArea()
+        self.area.setWidgetResizable(True)
+        self.area.setFrameShape(QFrame.Shape.NoFrame)
+        self.area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the sheet keeps the focus: any key closes it
+        self.area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.area.verticalScrollBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.area.viewport().setAutoFillBackground(False)
+        outer.addWidget(self.area)
+        self.hint = QLabel("Press any key to close")
+        self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setContentsMargins(0, 8, 0, 0)
+        outer.addWidget(self.hint)
+        self.columns: list[QGridLayout] = []
+        self._column_rows: list[list[tuple[QLabel, QLabel]]] = []
+        self._arrange(2)
         parent.installEventFilter(self)
         self.hide()
+
+    def _arrange(self, ncols: int) -> None:
+        """The sections in ``ncols`` columns balanced by row count, each column
+        its own grid (a heading in one does not space out the rows beside it),
+        every description on one line."""
+        groups: list[list[tuple[QLabel, list[tuple[QLabel, QLabel]]]]] = [[] for _ in range(ncols)]
+        sizes = [0] * ncols
+        for sec in self._sections:
+            c = sizes.index(min(sizes))
+            groups[c].append(sec)
+            sizes[c] += len(sec[1]) + 2
+        body = QWidget()
+        columns = QHBoxLayout(body)
+        columns.setContentsMargins(0, 0, 0, 0)
+        columns.setSpacing(self.COLUMN_GAP)
+        self.columns, self._column_rows = [], []
+        for secs in groups:
+            grid = QGridLayout()
+            grid.setHorizontalSpacing(self.KEY_GAP)
+            grid.setVerticalSpacing(4)
+            columns.addLayout(grid)
+            row, pairs = 0, []
+            for head, rows in secs:
+                grid.addWidget(head, row, 0, 1, 2)
+                row += 1
+                for k, what in rows:
+                    what.setWordWrap(False)
+                    what.setMinimumWidth(0)
+                    what.setMaximumWidth(_UNLIMITED)
+                    grid.addWidget(k, row, 0)
+                    grid.addWidget(what, row, 1)
+                    pairs.append((k, what))
+                    row += 1
+            grid.setRowStretch(row, 1)  # short column: rows stay at the top
+            self.columns.append(grid)
+            self._column_rows.append(pairs)
+        self.area.setWidget(body)  # the previous body, its labels taken, is deleted
+        body.setAutoFillBackground(False)  # the card's colour
+
+    def _wrap_to(self, room: int, least: int) -> bool:
+        """Wrap the descriptions so that the columns take at most ``room`` px, the
+        longest giving way first. False when that leaves less than ``least`` px
+        for a column's descriptions (they are then wrapped to ``least``)."""
+        fixed = self.COLUMN_GAP * (len(self._column_rows) - 1)
+        natural = []
+        for pairs in self._column_rows:
+            fixed += max(k.sizeHint().width() for k, _ in pairs) + self.KEY_GAP
+            natural.append(max(what.sizeHint().width() for _, what in pairs))
+        left = room - fixed
+        if sum(natural) <= left:
+            return True
+        cap = left
+        for i, n in enumerate(sorted(natural)):  # water-filling
+            share = left // (len(natural) - i)
+            if n > share:
+                cap = share
+                break
+            left -= n
+        ok = cap >= least
+        cap = max(cap, least)
+        for pairs in self._column_rows:
+            for _, what in pairs:
+                if what.sizeHint().width() > cap:
+                    what.setWordWrap(True)
+                    what.setFixedWidth(cap)
+        return ok
+
+    def _body_size(self) -> QSize:
+        lay = self.area.widget().layout()
+        for grid in self.columns:  # a wrapped label reaches only the outer layout
+            grid.invalidate()
+        lay.invalidate()
+        hint = lay.totalSizeHint()
+        if lay.hasHeightForWidth():
+            return QSize(hint.width(), lay.totalHeightForWidth(hint.width()))
+        return hint
+
+    def _fit(self) -> None:
+        """Cover the window and lay the card out to fit inside it (see the class)."""
+        parent = self.parentWidget()
+        assert parent is not None
+        self.setGeometry(parent.rect())
+        room_w = self.width() - 2 * self.MARGIN
+        room_h = self.height() - 2 * self.MARGIN
+        outer = self.card.layout()
+        m = outer.contentsMargins()
+        room_w -= m.left() + m.right()
+        room_h -= (
+            m.top()
+            + m.bottom()
+            + self.title.sizeHint().height()
+            + self.hint.sizeHint().height()
+            + 2 * outer.spacing()
+        )
+        least = self.fontMetrics().averageCharWidth() * 20  # a readable description
+        bar = self.area.verticalScrollBar().sizeHint().width() + self.KEY_GAP // 2
+        plan: tuple[int, int] | None = None  # (columns, height) with a scroll bar
+        for ncols in (2, 1):
+            self._arrange(ncols)
+            if self._wrap_to(room_w, least) or ncols == 1:
+                size = self._body_size()
+                if size.width() <= room_w and size.height() <= room_h:
+                    self._show_body(size, 0)
+                    return
+            self._arrange(ncols)
+            if self._wrap_to(room_w - bar, least) or ncols == 1:
+                height = self._body_size().height()
+                if plan is None or height < plan[1]:
+                    plan = (ncols, height)
+        assert plan is not None
+        self._arrange(plan[0])
+        self._wrap_to(room_w - bar, least)
+        size = self._body_size()
+        self._show_body(QSize(size.width(), max(room_h, 3 * self.fontMetrics().height())), bar)
+
+    def _show_body(self, size: QSize, bar: int) -> None:
+        self.area.setFixedSize(size.width() + bar, size.height())
+        self.area.verticalScrollBar().setValue(0)
+        self.card.adjustSize()
+        self._center()
 
     def open(self) -> None:
         parent = self.parentWidget()
         assert parent is not None
-        self.setGeometry(parent.rect())
-        self.card.adjustSize()
-        self._center()
+        was = QApplication.focusWidget()
+        if was is not None and was is not self and parent.isAncestorOf(was):
+            self._return_to = was  # focus goes back there when the sheet closes
+        elif was is not self:
+            self._return_to = None
+        self._fit()
         self.show()
         self.raise_()
         self.setFocus()
 
     def _center(self) -> None:
         c = self.card
-        c.move((self.width() - c.width()) // 2, max(10, (self.height() - c.height()) // 2))
+        c.move(
+            max(self.MARGIN, (self.width() - c.width()) // 2),
+            max(self.MARGIN, (self.height() - c.height()) // 2),
+        )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self.parentWidget().rect())
-            self._center()
+            if self.isVisible():
+                self._fit()
+            else:
+                self.setGeometry(self.parentWidget().rect())
         return False
 
     def paintEvent(self, event: Any) -> None:
@@ -782,8 +954,21 @@ class HelpOverlay(QWidget):
 
     def hideEvent(self, event: Any) -> None:
         super().hideEvent(event)
+        back, self._return_to = self._return_to, None
         parent = self.parentWidget()
-        if parent is not None and self.hasFocus():
+        if parent is None or not self.hasFocus():
+            return
+        # Back to where the focus was (the window itself had it before: Down and
+        # j did nothing until a click), if that can still take it.
+        if (
+            back is not None
+            and isValid(back)
+            and back.isVisible()
+            and back.isEnabled()
+            and back.window() is parent.window()
+        ):
+            back.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:
             parent.setFocus()
 
 

@@ -217,3 +217,30 @@ def test_an_address_without_a_scheme_gets_https(qtbot, feed, kr):
     store, fid = feed
     _save(qtbot, store, fid, url="new.example/feed.xml")
     assert store.feed(fid).url == "https://new.example/feed.xml"
+
+
+def test_without_a_keyring_the_empty_password_says_it_is_kept_for_this_session(qtbot, tmp_path):
+    """Like the Add feed dialog: with no usable keyring (the tests' "fail"
+    backend) the password field said "stored in the system keyring"."""
+    assert not credentials.keyring_available()
+    with Store(tmp_path / "db.sqlite3") as store:
+        public = store.add_feed(OLD, title="Public")
+        private = store.add_feed(NEW, title="Private")
+        store.update_feed(private, auth_username="ann")  # a restart: no password now
+        for fid in (public, private):
+            dlg = FeedPropertiesDialog(store, fid, overlaps=[])
+            qtbot.addWidget(dlg)
+            assert dlg.password.placeholderText() == "kept for this session only"
+            assert "No system keyring" in dlg.password.toolTip()
+
+
+def test_with_a_keyring_the_empty_password_says_where_it_goes(qtbot, feed):
+    store, fid = feed
+    public = store.add_feed(NEW, title="Public")
+    dlg = FeedPropertiesDialog(store, public, overlaps=[])
+    qtbot.addWidget(dlg)
+    assert dlg.password.placeholderText() == "stored in the system keyring"
+    assert dlg.password.toolTip() == ""
+    saved = FeedPropertiesDialog(store, fid, overlaps=[])
+    qtbot.addWidget(saved)
+    assert saved.password.placeholderText() == "unchanged"

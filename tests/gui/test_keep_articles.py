@@ -7,6 +7,7 @@ Real SQLite file, real ``Updater`` and worker thread; the feeds' hosts are
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +23,8 @@ pytestmark = [
 ]
 
 DAY = 86400.0
+# the feed has no login: what the dialog asks of the keyring, answered without one
+CREDS = SimpleNamespace(keyring_available=lambda: True, kept_for_session=lambda *_: False)
 
 
 @pytest.fixture
@@ -330,7 +333,7 @@ def test_a_feed_keeps_its_read_articles_as_its_properties_say(
         asked.append(text)
         return answers.pop(0)
 
-    dlg = FeedPropertiesDialog(store, aged, overlaps=[], credentials=object(), confirm=confirm)
+    dlg = FeedPropertiesDialog(store, aged, overlaps=[], credentials=CREDS, confirm=confirm)
     qtbot.addWidget(dlg)
     assert dlg.keep.currentText() == "As in Settings (3 months)"
     dlg.keep.setCurrentIndex(dlg.keep.findText("1 week"))
@@ -351,7 +354,7 @@ def test_a_feed_keeps_its_read_articles_as_its_properties_say(
 
     # "Always" keeps even unread articles that Settings would delete.
     store.set_setting(KEEP_UNREAD_DAYS, 30)
-    again = FeedPropertiesDialog(store, aged, overlaps=[], credentials=object(), confirm=confirm)
+    again = FeedPropertiesDialog(store, aged, overlaps=[], credentials=CREDS, confirm=confirm)
     qtbot.addWidget(again)
     assert again.keep.currentText() == "1 week"
     again.keep.setCurrentIndex(again.keep.findData(0.0))

@@ -62,3 +62,40 @@ def test_the_panes_have_names_a_screen_reader_says(env):
         for w in (win.tree, win.list, win.article_view.browser, win.search, win.tabs)
     }
     assert names == {"Feeds", "Articles", "Article text", "Search articles", "Reading pane"}
+
+
+def test_closing_the_shortcut_sheet_gives_the_focus_back_to_the_article_list(env, qtbot):
+    """Esc closed the sheet and left the focus on the window itself: Down and j
+    did nothing until a click."""
+    fid = stored_feed(env, "Alpha", 8)
+    win = env.window()
+    win.select_feed(fid)
+    qtbot.waitUntil(lambda: win.list_model.rowCount() == 8, timeout=3000)
+    win.list.setFocus()
+    qtbot.waitUntil(win.list.hasFocus, timeout=1000)
+    row = win.list.currentIndex().row()
+    qtbot.keyClick(win.list, Qt.Key.Key_Question, Qt.KeyboardModifier.ShiftModifier)
+    assert win.help.isVisible() and win.help.hasFocus()
+    qtbot.keyClick(win.help, Qt.Key.Key_Escape)
+    assert not win.help.isVisible()
+    assert QApplication.focusWidget() is win.list
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Down)
+    assert win.list.currentIndex().row() == row + 1
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_J)
+    assert win.list.currentIndex().row() == row + 2
+
+
+def test_the_shortcut_sheet_gives_the_focus_to_the_window_when_its_owner_is_gone(env, qtbot):
+    """The widget that had the focus was disabled meanwhile: the window takes it."""
+    win = env.window()
+    win.search.setFocus()
+    qtbot.waitUntil(win.search.hasFocus, timeout=1000)
+    win.show_help()
+    assert win.help.hasFocus()
+    win.search.setEnabled(False)
+    try:
+        qtbot.keyClick(win.help, Qt.Key.Key_Escape)
+        assert not win.help.isVisible()
+        assert QApplication.focusWidget() is win
+    finally:
+        win.search.setEnabled(True)
