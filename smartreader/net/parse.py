@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import html
 import json
 import re
 import time
@@ -472,7 +473,7 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         if not isinstance(item, dict):
             warnings.append("skipped an item that is not an object")
             continue
-        title = plain_text(_str(item.get("title")))
+        title = plain_text(_refs(_str(item.get("title"))))
         link = safe_url(_str(item.get("url")) or None, url)
         page = _page(link)
         if item.get("content_html"):
@@ -485,9 +486,9 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         summary = text_to_html(_str(item.get("summary")))
         # Any field may have any JSON type: a hostile feed sends "authors": true.
         authors = _list(item.get("authors")) or [item.get("author")]
-        author = ", ".join(plain_text(_str(a.get("name"))) for a in authors if isinstance(a, dict))[
-            :1000
-        ]
+        author = ", ".join(
+            plain_text(_refs(_str(a.get("name")))) for a in authors if isinstance(a, dict)
+        )[:1000]
         enclosures = tuple(
             Enclosure(url=u, type=plain_text(_str(a.get("mime_type")), limit=200),
                       length=_int(a.get("size_in_bytes")))
@@ -507,12 +508,23 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
     entries = _distinct(entries)
     icon = safe_url(_str(doc.get("icon") or doc.get("favicon")) or None, url)
     return ParsedFeed(
-        title=plain_text(_str(doc.get("title"))),
+        title=plain_text(_refs(_str(doc.get("title")))),
         link=safe_url(_str(doc.get("home_page_url")) or None, url),
         entries=tuple(entries),
         warnings=tuple(warnings),
         icon=icon,
     )
+
+
+# "&#8211;", "&amp;": whole character references only ("AT&T", "&copy" stay)
+_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _refs(text: str) -> str:
+    """A JSON Feed's plain-text field with HTML character references decoded: the
+    spec says plain text, but WordPress writes "Blog &#8211; Name" there, and
+    the raw reference showed in the list (and went out in an OPML export)."""
+    return _REF.sub(lambda m: html.unescape(m.group()), text) if "&" in text else text
 
 
 def _str(value: Any) -> str:

@@ -220,3 +220,25 @@ def test_future_dates_are_judged_against_the_wall_clock_by_default() -> None:
     doc = rss("<item><guid>1</guid><pubDate>Fri, 01 Jan 2100 00:00:00 GMT</pubDate></item>")
     assert parse_feed(doc, url=URL).entries[0].published is None
     assert time.time() < 4_102_444_800  # 2100-01-01
+
+
+def test_json_feed_titles_with_character_references_read_as_text() -> None:
+    """WordPress writes "Blog &#8211; InfluxData" in JSON Feed's plain-text title
+    (as in the corpus' jsonfeed_elastic_1.1.json, pxlnv.json): it showed raw in
+    the list and went out so in an OPML export."""
+    import json
+
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Blog &#8211; InfluxData",
+        "items": [
+            {"id": "1", "title": "FCC &#8216;Jokes&#8217; &amp; more", "content_text": "x",
+             "authors": [{"name": "Ann &amp; Bo"}]},
+            {"id": "2", "title": "AT&T, Q&A &copy and &nosuch; stay", "content_text": "y"},
+        ],
+    }  # fmt: skip
+    feed = parse_feed(json.dumps(doc).encode(), url="https://x.example/feed.json", now=2e9)
+    assert feed.title == "Blog – InfluxData"
+    first, second = feed.entries
+    assert first.title == "FCC ‘Jokes’ & more" and first.author == "Ann & Bo"
+    assert second.title == "AT&T, Q&A &copy and &nosuch; stay"
