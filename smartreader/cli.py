@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -338,6 +339,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     from smartreader.subscriptions import import_opml
     from smartreader.updater import Updater
 
+    if re.match(r"(?i)(https?|feed):/", str(args.file)):  # a Path made "http://" "http:/"
+        raise UsageError(
+            "import reads a file: save the list first (e.g. `curl -o list.opml ADDRESS`), "
+            "then `smartreader import list.opml`"
+        )
     try:
         data = args.file.read_bytes()
     except OSError as e:

@@ -37,14 +37,9 @@ def feed_address(text: str) -> str:
     scheme; it must be http(s) with a host, and hold no spaces and no user name
     or password (those have their own fields, and go to the keyring). Raises
     :class:`UsageError` saying what is wrong."""
-    url = typed_address(text)
+    url = typed_address(text)  # http(s), a host, a port that is one
     parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018  (raises on a port that is not a number)
-        bad = not parts.hostname or any(c.isspace() for c in url)
-    except ValueError:
-        bad = True
-    if bad:
+    if any(c.isspace() for c in url):
         raise UsageError(f"not a web address: {text.strip()!r}")
     if "@" in parts.netloc:
         raise UsageError("put the user name and password in their own fields, not in the address")

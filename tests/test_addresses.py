@@ -48,6 +48,15 @@ def test_typed_address_refuses_other_schemes(typed):
         typed_address(typed)
 
 
+@pytest.mark.parametrize(
+    "typed", ["http://127.0.0.1:99999/feed", "http://a.example:x/", "https://"]
+)
+def test_typed_address_refuses_what_names_no_server(typed):
+    """Port 99999 was fetched, to fail as "connection refused"."""
+    with pytest.raises(UsageError, match="not a web address"):
+        typed_address(typed)
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[tuple[Store, Updater]]:
     with store_and_updater(tmp_path / "db.sqlite3", Clock()) as app:

@@ -823,10 +823,12 @@ class _Run:
                 raise _FetchFailed(self._describe(exc)) from None
             except httpx.InvalidURL as exc:
                 # httpx builds the next request of every redirect, even when not
-                # following it, and raises for a Location such as "javascript:x".
+                # following it, and raises for a Location such as "javascript:x"
+                # (its own words, "path must be empty or begin with '/'", help no one)
+                _log.debug("redirect not followed: %s", exc)
                 raise _FetchFailed(
-                    "redirected to a URL that cannot be followed "
-                    f"(only http and https URLs are followed): {exc}"
+                    "redirected to an address that is not a web page's "
+                    "(only http and https redirects are followed)"
                 ) from None
             finally:
                 if response is not None:

@@ -24,6 +24,14 @@ def typed_address(text: str) -> str:
         if _BARE_SCHEME.match(url):
             raise UsageError(f"only http and https feeds are supported, not {url!r}")
         url = "https://" + url
-    if urlsplit(url).scheme.lower() not in ("http", "https"):
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
         raise UsageError(f"only http and https feeds are supported, not {url!r}")
+    try:
+        parts.port  # noqa: B018  (raises on a port that is not a number, or past 65535)
+        bad = not parts.hostname
+    except ValueError:
+        bad = True
+    if bad:  # ("port 99999" was fetched, to fail as "connection refused")
+        raise UsageError(f"not a web address: {text.strip()!r}")
     return canonical_url(url)

@@ -157,3 +157,12 @@ def test_nested_feeds_and_empty_folders_come_in(capsys, tmp_path, data):
     code, _, _ = run(capsys, "export", str(tmp_path / "out.opml"), "--data-dir", data)
     written = (tmp_path / "out.opml").read_text()
     assert code == 0 and "Empty Folder" in written and "https://c.example/feed" in written
+
+
+@pytest.mark.parametrize("address", ["http://127.0.0.1:9/list.opml", "HTTPS://x.example/a.opml"])
+def test_import_of_a_web_address_says_to_save_the_list_first(capsys, data, address):
+    """It said "cannot read http:/127.0.0.1:9/list.opml: No such file…" (a path
+    made of the address, one slash lost)."""
+    code, _out, err = run(capsys, "import", address, "--data-dir", data)
+    assert code == 1
+    assert "import reads a file: save the list first" in err and "http:/1" not in err

@@ -467,6 +467,19 @@ def test_redirect_to_other_scheme_is_refused(
     assert r.error is not None and "scheme" in r.error
 
 
+@pytest.mark.parametrize("location", ["javascript:alert(1)", "mailto:a@b.example"])
+def test_redirect_to_no_web_address_says_so_in_words(
+    feed_server: FeedServer, fetcher: Fetcher, location: str
+) -> None:
+    """It ended in httpx's own words: "For absolute URLs, path must be empty or
+    begin with '/'"."""
+    feed_server.route("/feed", Reply(status=301, headers={"Location": location}))
+    r = fetcher.fetch(feed_server.url("/feed"))
+    assert r.status == "error" and r.error is not None
+    assert "only http and https redirects are followed" in r.error
+    assert "path must" not in r.error and "absolute" not in r.error
+
+
 def test_redirect_without_location_is_an_error(feed_server: FeedServer, fetcher: Fetcher) -> None:
     feed_server.route("/feed", Reply(status=302))
     r = fetcher.fetch(feed_server.url("/feed"))
