@@ -242,3 +242,49 @@ def test_json_feed_titles_with_character_references_read_as_text() -> None:
     first, second = feed.entries
     assert first.title == "FCC ‘Jokes’ & more" and first.author == "Ann & Bo"
     assert second.title == "AT&T, Q&A &copy and &nosuch; stay"
+
+
+def _script(text: str) -> set[str]:
+    import unicodedata
+
+    return {unicodedata.name(c, "?").split()[0] for c in text if ord(c) > 127}
+
+
+@pytest.mark.parametrize(
+    ("name", "script"),
+    [("euckr.xml", "HANGUL"), ("eucjp.xml", "KATAKANA"), ("gb2312.xml", "CJK"),
+     ("koi8r.xml", "CYRILLIC"), ("shiftjis.xml", "HIRAGANA")],
+)  # fmt: skip
+def test_a_feed_that_names_no_encoding_is_read_in_its_own(name: str, script: str) -> None:
+    """feedparser's corpus: EUC-KR, KOI8-R… with no encoding named anywhere read as
+    windows-1252 ("EUC-KR ¿¡¼\\xad TypeKey"): chardet was not installed."""
+    from tests.shared import CORPUS
+
+    path = CORPUS / "feedparser/files/illformed/chardet" / name
+    if not path.exists():
+        pytest.skip(f"feeds corpus not found at {CORPUS}")
+    for ct in (None, "text/xml", "application/rss+xml"):
+        feed = parse_feed(path.read_bytes(), url="https://x.example/feed", content_type=ct, now=2e9)
+        assert script in _script(feed.entries[0].title), (ct, feed.entries[0].title)
+
+
+def test_an_undeclared_utf8_feed_served_as_text_xml_is_utf8(monkeypatch) -> None:
+    """text/xml without a charset is US-ASCII by RFC 3023: the UTF-8 such feeds
+    are is said for them, so chardet does not read the whole body to find it
+    (0.3 s for 290 KB); one that is not UTF-8 is still left to chardet."""
+    import feedparser.encodings
+
+    asked: list[int] = []
+    detect = feedparser.encodings.lazy_chardet_encoding
+    monkeypatch.setattr(
+        feedparser.encodings, "lazy_chardet_encoding", lambda d: asked.append(len(d)) or detect(d)
+    )
+    body = (
+        "<rss version='2.0'><channel><title>Tëst</title>"
+        "<item><guid>1</guid><title>Grüße aus Köln</title></item></channel></rss>"
+    )
+    feed = parse_feed(body.encode(), url="https://x.example/f", content_type="text/xml", now=2e9)
+    assert feed.entries[0].title == "Grüße aus Köln" and asked == []
+    latin = body.encode("latin-1")  # not UTF-8, nothing declared: detected
+    feed = parse_feed(latin, url="https://x.example/f", content_type="text/xml", now=2e9)
+    assert feed.title == "Tëst" and len(asked) == 1
