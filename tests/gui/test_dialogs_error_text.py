@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from smartreader.gui.app import dark_palette, light_palette
 from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog
 from smartreader.storage.store import Store
+from tests.gui.contrast import contrast
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -18,18 +19,6 @@ pytestmark = [
 ]
 
 PALETTES = [light_palette, dark_palette]
-
-
-def _luminance(c: QColor) -> float:
-    def lin(v: float) -> float:
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
-
-
-def _contrast(a: QColor, b: QColor) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def _ink_and_ground(label: QLabel) -> tuple[QColor, QColor]:
@@ -40,7 +29,7 @@ def _ink_and_ground(label: QLabel) -> tuple[QColor, QColor]:
 def _assert_readable_red(label: QLabel) -> None:
     ink, ground = _ink_and_ground(label)
     assert ground == label.window().palette().color(QPalette.ColorRole.Window)
-    assert _contrast(ink, ground) >= 4.5, (ink.name(), ground.name())
+    assert contrast(ink, ground) >= 4.5, (ink.name(), ground.name())
     hue = ink.hslHue()
     assert (hue <= 15 or hue >= 345) and ink.hslSaturation() > 120, ink.name()  # still red
 

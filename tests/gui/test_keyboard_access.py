@@ -20,13 +20,19 @@ pytestmark = [
 ]
 
 
-def test_tab_leaves_the_article_list_without_reading_anything(env, qtbot):
+def _list_focused(env, qtbot):
+    """A feed of 8 articles shown, the focus in its list."""
     fid = stored_feed(env, "Alpha", 8)
     win = env.window()
     win.select_feed(fid)
     qtbot.waitUntil(lambda: win.list_model.rowCount() == 8, timeout=3000)
     win.list.setFocus()
     qtbot.waitUntil(win.list.hasFocus, timeout=1000)
+    return fid, win
+
+
+def test_tab_leaves_the_article_list_without_reading_anything(env, qtbot):
+    fid, win = _list_focused(env, qtbot)
     before = unread_of(win, f"feed:{fid}")
     row = win.list.currentIndex().row()
     qtbot.keyClick(win.list, Qt.Key.Key_Tab)
@@ -67,12 +73,7 @@ def test_the_panes_have_names_a_screen_reader_says(env):
 def test_closing_the_shortcut_sheet_gives_the_focus_back_to_the_article_list(env, qtbot):
     """Esc closed the sheet and left the focus on the window itself: Down and j
     did nothing until a click."""
-    fid = stored_feed(env, "Alpha", 8)
-    win = env.window()
-    win.select_feed(fid)
-    qtbot.waitUntil(lambda: win.list_model.rowCount() == 8, timeout=3000)
-    win.list.setFocus()
-    qtbot.waitUntil(win.list.hasFocus, timeout=1000)
+    _fid, win = _list_focused(env, qtbot)
     row = win.list.currentIndex().row()
     qtbot.keyClick(win.list, Qt.Key.Key_Question, Qt.KeyboardModifier.ShiftModifier)
     assert win.help.isVisible() and win.help.hasFocus()

@@ -12,6 +12,7 @@ from smartreader.gui.mainwindow import MainWindow
 from smartreader.gui.prefs import Prefs
 from smartreader.storage import Store
 from smartreader.updater import Updater
+from tests.gui.contrast import contrast
 
 
 def _ink(icon) -> QColor:
@@ -52,18 +53,6 @@ def test_toolbar_icons_follow_the_theme(qtbot, tmp_path):
         store.close()
 
 
-def _luminance(c: QColor) -> float:
-    def lin(v: float) -> float:
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
-
-
-def _contrast(a: QColor, b: QColor) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_an_unchecked_check_box_can_be_seen(qtbot, theme):
     """Its edge against the window: WCAG asks 3:1 of a control (dark was 1.1:1)."""
@@ -82,7 +71,7 @@ def test_an_unchecked_check_box_can_be_seen(qtbot, theme):
         r = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, opt, box)
         window = box.palette().color(box.backgroundRole())
         edge = max(
-            _contrast(img.pixelColor(x, y), window)
+            contrast(img.pixelColor(x, y), window)
             for x in range(r.left(), r.right() + 1)
             for y in range(r.top(), r.bottom() + 1)
         )
