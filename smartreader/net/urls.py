@@ -27,11 +27,12 @@ def typed_address(text: str) -> str:
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
         raise UsageError(f"only http and https feeds are supported, not {url!r}")
+    if not parts.hostname:
+        raise UsageError(f"not a web address: {text.strip()!r} names no server")
     try:
         parts.port  # noqa: B018  (raises on a port that is not a number, or past 65535)
-        bad = not parts.hostname
-    except ValueError:
-        bad = True
-    if bad:  # ("port 99999" was fetched, to fail as "connection refused")
-        raise UsageError(f"not a web address: {text.strip()!r}")
+    except ValueError:  # (port 99999 was fetched, to fail as "connection refused")
+        raise UsageError(
+            f"not a web address: {text.strip()!r} (a port is a number up to 65535)"
+        ) from None
     return canonical_url(url)
