@@ -93,6 +93,9 @@ from smartreader.core.schedule import (
 FloatArray = npt.NDArray[np.float64]
 INF = float("inf")
 COMPETE = 16  # due feeds that compete for the requests the 24 h cap has left
+# A feed's last fetch this far after "now" means the clock was set back (a wrong
+# clock corrected): its times are moved back with it (see Scheduler._rewind).
+CLOCK_BACK_S = 600.0
 
 
 def _excess(m: float, c: float) -> float:
@@ -364,12 +367,70 @@ class Scheduler:
             self._host_block[f.host] = max(self._host_block.get(f.host, -INF), until)
         return est
 
+    def _rewind(self, f: _Feed, now: float) -> float:
+        """Move ``f``'s times back when its last fetch lies after ``now``: the clock
+        was ahead then (a wrong clock since corrected). Its next fetch was planned
+        from that time, and it waited until the clock caught up (a year ahead:
+        no poll for a year). Every time moves by the same amount, so the
+        intervals, a server's hint and what the estimator learned keep their
+        meaning. Returns how far it moved them (0: not at all)."""
+        if f.last_fetch is None or f.last_fetch <= now + CLOCK_BACK_S:
+            return 0.0
+        d = f.last_fetch - now
+        f.last_fetch = now
+        if f.last_ok is not None:
+            f.last_ok -= d
+        if f.not_before != -INF:
+            f.not_before -= d
+        for est in (f.est, f.est_n):
+            if est is None:
+                continue
+            if est.last_t is not None and est.last_t > now:
+                est.last_t -= d
+            if est.last_item_t is not None and est.last_item_t > now:
+                est.last_item_t -= d
+        return d
+
+    def _clock_went_back(self, now: float) -> bool:
+        """Whether the clock is now well before a time it showed (a wrong clock
+        corrected, while running); if so every feed's times are moved back
+        (``_rewind``) and so are the requests counted against the 24 h cap."""
+        if now >= self._now - CLOCK_BACK_S:
+            return False
+        back = self._now - now
+        for f in self._feeds.values():
+            self._rewind(f, now)
+            if f.placed_at > now:
+                f.placed_at -= back
+        self._log = deque(sorted(min(t - back, now) for t in self._log))
+        for host, until in list(self._host_block.items()):
+            if until > now:
+                self._host_block[host] = max(now, until - back)
+        for host, t in list(self._host_last.items()):
+            self._host_last[host] = min(t - back, now)
+        for fid, t in list(self._inflight.items()):
+            self._inflight[fid] = min(t - back, now)
+        if self._last_alloc > now:
+            self._last_alloc -= back
+        self._now = now
+        return True
+
+    def _rewind_restored(self, feeds: list[_Feed]) -> None:
+        """Feeds restored from a run whose clock was ahead: their times moved back
+        (``_rewind``), and their hosts' blocks with them."""
+        back = max((self._rewind(f, self._now) for f in feeds), default=0.0)
+        if back > 0:
+            for host, until in list(self._host_block.items()):
+                if until > self._now:
+                    self._host_block[host] = max(self._now, until - back)
+
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""
         if not self._pending:
             return
         pending = [f for f in self._pending.values() if self._feeds.get(f.fid) is f]
         self._pending.clear()
+        self._rewind_restored(pending)
         self._reallocate(self._now)
         self._place_feeds([f for f in pending if f.pattern is None and not f.gone], self._now)
         self._spread(pending, self._now)
@@ -755,6 +816,8 @@ class Scheduler:
     def due(self, now: float) -> list[Hashable]:
         """Feeds to fetch now. Each is counted against the budget as it is handed
         out and stays in flight until :meth:`observe` (or ``inflight_timeout``)."""
+        if self._clock_went_back(now):
+            self.replan(now)
         self._now = max(self._now, now)
         self._flush()
         self._prune_log(now)
@@ -987,7 +1050,9 @@ class Scheduler:
         """Re-allocate and re-plan every feed's next fetch (after sleep/resume or a
         settings change); overdue feeds are spread out, not burst. Weekly patterns
         are kept unless the feed's share moved (see ``replace_share_change``)."""
+        self._clock_went_back(now)
         self._now = max(self._now, now)
+        self._rewind_restored(list(self._pending.values()))  # planned below with the rest
         self._pending.clear()
         self._reallocate(now)
         feeds = [f for f in self._feeds.values() if not f.gone and not f.inflight]

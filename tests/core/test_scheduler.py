@@ -298,6 +298,53 @@ def test_sleep_resume_spreads_overdue_feeds_instead_of_bursting():
     assert len(log) >= 9
 
 
+@pytest.mark.parametrize("noticed_by", ["replan", "due"])
+def test_a_clock_set_back_while_running_does_not_stop_the_polling(noticed_by):
+    """A clock a year ahead, corrected: every next fetch was planned from the
+    future, and nothing was fetched until the clock caught up (a year). The app's
+    worker re-plans when wall and monotonic clocks disagree; `update --due` asks
+    due() at the time it is run."""
+    cfg = SchedulerConfig(budget_per_day=100)
+    sched = Scheduler(cfg, T0 + 365 * DAY)
+    for i in range(5):
+        sched.add_feed(i, host=f"h{i}")
+    ahead = drive(sched, T0 + 365 * DAY + 2 * DAY, start=T0 + 365 * DAY)
+    assert len(ahead) > 10
+    # the clock is right again
+    first = []
+    if noticed_by == "replan":
+        sched.replan(T0)
+    else:
+        first = [(T0, fid) for fid in sched.due(T0)]
+        for _, fid in first:
+            sched.observe(fid, ok(T0))
+    log = first + drive(sched, T0 + 2 * DAY, start=T0)
+    assert {fid for _, fid in log} == set(range(5))
+    assert log[0][0] < T0 + 2 * HOUR  # its next planned point from now, not a year later
+    # the cap still holds over any 24 h, counting the requests made while the
+    # clock was ahead where they now lie (moved back with it)
+    back = ahead[-1][0] - T0
+    assert max_in_24h([t - back for t, _ in ahead] + [t for t, _ in log]) <= 100
+
+
+def test_a_restart_with_the_clock_set_back_plans_from_now():
+    """Restored from a run whose clock was ahead (three days, or a year): the
+    feed was not fetched until the clock reached its old last fetch again."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=50), T0 + 3 * DAY)
+    sched.add_feed("a", host="h", capacity=20)
+    sched.observe("a", ok(T0 + 3 * DAY, cache_until=T0 + 3 * DAY + 600))  # absolute
+    state = json.loads(json.dumps(sched.export_state("a")))
+    for back in (3 * DAY, 365 * DAY):
+        now = T0 + 3 * DAY - back
+        other = Scheduler(SchedulerConfig(budget_per_day=50), now)
+        other.add_feed("a", host="h", capacity=20, state=state, last_fetch=state["last_fetch"])
+        t = other.next_wakeup()
+        assert t is not None and now + 600 <= t <= now + other.config.max_interval
+        again = other.export_state("a")
+        assert again["last_fetch"] == now and again["not_before"] == now + 600
+        assert other.due(t) == ["a"]
+
+
 def test_state_round_trips_and_a_restart_keeps_the_plan():
     sched = Scheduler(SchedulerConfig(budget_per_day=50), T0)
     sched.add_feed("a", host="h", capacity=20)
