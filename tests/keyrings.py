@@ -41,6 +41,20 @@ class LockedKeyring(MemoryKeyring):
         raise keyring.errors.PasswordSetError("refused by policy")
 
 
+class BrokenKeyring(MemoryKeyring):
+    """A desktop keyring whose service is gone: its library raises its own errors
+    (as a D-Bus one does), not keyring's."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError(
+            "org.freedesktop.DBus.Error.ServiceUnknown: "
+            "The name org.freedesktop.secrets was not provided by any .service files"
+        )
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise OSError(5, "Input/output error")
+
+
 K = TypeVar("K", bound=keyring.backend.KeyringBackend)
 
 

@@ -15,7 +15,7 @@ from smartreader.net import credentials
 from smartreader.storage.store import Store
 from smartreader.updater import LoginRequired, Updater
 from tests.httpserver import FeedServer, RecordedRequest, Reply
-from tests.keyrings import LockedKeyring, MemoryKeyring, installed
+from tests.keyrings import BrokenKeyring, LockedKeyring, MemoryKeyring, installed
 from tests.reliability.support import item, rss
 
 USER, PASSWORD = "ann", "Pw-7c1f-SECRET"
@@ -135,3 +135,25 @@ def test_a_locked_keyring_is_for_the_user_to_unlock(up, feed_server):
         up.subscribe(feed_server.url("/private.xml"), login=(USER, PASSWORD), session_password=True)
     assert up.store.feeds() == []
     assert not credentials.kept_for_session(feed_server.url("/private.xml"), USER)
+
+
+def test_a_broken_keyring_is_the_feeds_error_in_words_and_the_rest_carries_on(up, feed_server):
+    """A keyring whose service is gone (its library's own RuntimeError): the
+    update stored "internal error: RuntimeError(...)" with a traceback in the log,
+    and `add` with a login ended in a traceback."""
+    feed_server.route("/private.xml", protected)
+    feed_server.route("/other.xml", protected)
+    feed_server.route("/public.xml", Reply(body=rss(item("p", "P")), headers=AS_RSS))
+    with installed(MemoryKeyring()):
+        private = up.subscribe(feed_server.url("/private.xml"), login=(USER, PASSWORD))
+    public = up.subscribe(feed_server.url("/public.xml"))
+    with installed(BrokenKeyring()):
+        results = {r.feed_id: r for r in up.update()}
+        with pytest.raises(CredentialsError, match="keyring is not working"):
+            up.subscribe(feed_server.url("/other.xml"), login=(USER, PASSWORD))
+    assert results[public].status == "ok"
+    assert results[private].status == "error"
+    error = up.store.feed(private).last_error or ""
+    assert "keyring is not working" in error and "internal error" not in error
+    assert up.store.entry_count() == 2  # nothing stored is lost
+    assert len(up.store.feeds()) == 2  # and the new one is not added without its password

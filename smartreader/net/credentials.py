@@ -84,18 +84,26 @@ def _account(key: str, username: str) -> str:
 
 
 def _backend() -> object:
-    backend = keyring.get_keyring()
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:  # a configured backend that cannot even start
+        raise _translate(exc) from None
     if isinstance(backend, keyring.backends.fail.Keyring | keyring.backends.null.Keyring):
         raise CredentialsError(_NO_BACKEND)
     return backend
 
 
-def _translate(exc: keyring.errors.KeyringError) -> CredentialsError:
+def _translate(exc: Exception) -> CredentialsError:
+    """A backend's failure in words. Not only ``KeyringError``: a desktop's
+    keyring service that is missing or dies (D-Bus) raises its library's own
+    errors, which ended in a traceback and "internal error"."""
     if isinstance(exc, keyring.errors.NoKeyringError):
         return CredentialsError(_NO_BACKEND)
     if isinstance(exc, keyring.errors.KeyringLocked):
         return CredentialsError("The system keyring is locked; unlock it and try again.")
-    detail = str(exc) or type(exc).__name__
+    detail = (str(exc) or type(exc).__name__).splitlines()[0][:200]
+    if not isinstance(exc, keyring.errors.KeyringError):
+        return CredentialsError(f"The system keyring is not working: {detail}")
     return CredentialsError(f"The system keyring refused the request: {detail}")
 
 
@@ -133,7 +141,7 @@ def store_password(key: str, username: str, password: str) -> None:
     _backend()
     try:
         keyring.set_password(SERVICE, _account(key, username), password)
-    except keyring.errors.KeyringError as exc:
+    except Exception as exc:  # any backend's own errors too (see _translate)
         raise _translate(exc) from None
 
 
@@ -146,7 +154,7 @@ def get_password(key: str, username: str) -> str | None:
     _backend()
     try:
         value = keyring.get_password(SERVICE, _account(key, username))
-    except keyring.errors.KeyringError as exc:
+    except Exception as exc:  # any backend's own errors too (see _translate)
         raise _translate(exc) from None
     return value if value is None else str(value)
 
@@ -165,7 +173,7 @@ def delete_password(key: str, username: str) -> bool:
         if keyring.get_password(SERVICE, account) is None:
             return kept
         keyring.delete_password(SERVICE, account)
-    except keyring.errors.KeyringError as exc:
+    except Exception as exc:  # any backend's own errors too (see _translate)
         raise _translate(exc) from None
     return True
 

@@ -25,7 +25,7 @@ from smartreader.net.credentials import (
     split_userinfo,
     store_password,
 )
-from tests.keyrings import LockedKeyring, MemoryKeyring
+from tests.keyrings import BrokenKeyring, LockedKeyring, MemoryKeyring
 
 Installer = Callable[[keyring.backend.KeyringBackend], keyring.backend.KeyringBackend]
 
@@ -127,6 +127,18 @@ def test_keyring_errors_are_translated(use_keyring: Installer) -> None:
         get_password("https://example.com/feed", "alice")
     with pytest.raises(CredentialsError, match="refused by policy"):
         store_password("https://example.com/feed", "alice", "s3cret")
+
+
+def test_a_backends_own_errors_are_said_in_words_too(use_keyring: Installer) -> None:
+    """A desktop keyring whose D-Bus service is gone raises its library's errors,
+    not keyring's: they came out as a traceback and "internal error"."""
+    use_keyring(BrokenKeyring())
+    with pytest.raises(CredentialsError, match=r"keyring is not working: org\.freedesktop"):
+        get_password("https://example.com/feed", "alice")
+    with pytest.raises(CredentialsError, match=r"keyring is not working: .*Input/output error"):
+        store_password("https://example.com/feed", "alice", "s3cret")
+    with pytest.raises(CredentialsError, match="not working"):
+        delete_password("https://example.com/feed", "alice")
 
 
 def test_no_keyring_error_from_backend(
