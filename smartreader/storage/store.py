@@ -665,11 +665,23 @@ class Store:
         rows = self._q("SELECT id FROM folders WHERE name = ?", (name,))
         if rows:
             return int(rows[0][0])
+        same = self._folder_named(name)  # "news" is the folder "News"
+        if same is not None:
+            return same.id
         if not create:
             return None
         with self._tx() as db:
             cur = db.execute("INSERT INTO folders (name) VALUES (?)", (name,))
             return int(cur.lastrowid or 0)
+
+    def _folder_named(self, name: str, *, other_than: int | None = None) -> Folder | None:
+        """The folder whose name is ``name`` but for case ("News" and "news" side
+        by side in the tree read as one folder twice)."""
+        key = name.casefold()
+        for f in self.folders():
+            if f.name.casefold() == key and f.id != other_than:
+                return f
+        return None
 
     def folders(self) -> list[Folder]:
         return [Folder(r["id"], r["name"]) for r in self._q("SELECT * FROM folders ORDER BY name")]
@@ -678,11 +690,14 @@ class Store:
         name = _name(name)
         if not name:
             raise UsageError("a folder needs a name")
+        same = self._folder_named(name, other_than=folder_id)
+        if same is not None:  # (a change of case of its own name is fine)
+            raise UsageError(f"a folder called “{same.name}” already exists")
         try:
             with self._tx() as db:
                 db.execute("UPDATE folders SET name = ? WHERE id = ?", (name, folder_id))
         except sqlite3.IntegrityError as e:
-            raise UsageError(f"a folder named {name!r} already exists") from e
+            raise UsageError(f"a folder called “{name}” already exists") from e
 
     def delete_folder(self, folder_id: int) -> None:
         """Delete a folder; its feeds move to the top level (never deleted with it)."""

@@ -320,6 +320,21 @@ def test_delete_folder_keeps_feeds(store):
     assert store.feed(fid).folder is None
 
 
+def test_folder_names_differing_only_in_case_are_one_folder(store):
+    """Renaming "Blogs" to "news" beside "News" gave the tree both; the error for
+    "News" itself read "a folder named 'News' already exists" (Python quotes)."""
+    news = store.folder_id("News")
+    blogs = store.folder_id("Blogs")
+    assert store.folder_id("news") == news and store.folder_id("NEWS", create=False) == news
+    for name in ("news", "News", " NEWS "):
+        with pytest.raises(UsageError, match="a folder called “News” already exists"):
+            store.rename_folder(blogs, name)
+    store.rename_folder(blogs, "blogs")  # its own name in other case: fine
+    assert {f.name for f in store.folders()} == {"News", "blogs"}
+    fid = store.add_feed("https://a.example/feed", folder="NEWS")
+    assert store.feed(fid).folder_id == news
+
+
 def test_starred_count_reads_only_the_starred_rows(store):
     fid = store.add_feed("https://a.example/feed")
     store.record_fetch(FetchRecord(fid, 100.0, "ok", entries=[entry(f"s{i}") for i in range(30)]))
