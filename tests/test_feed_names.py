@@ -15,6 +15,7 @@ from smartreader.subscriptions import export_opml, import_opml
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
 from tests.reliability.support import Clock, item, rss, store_and_updater
+from tests.storage.test_store import entry
 
 AS_RSS = {"Content-Type": "application/rss+xml"}
 
@@ -68,8 +69,10 @@ def test_names_from_another_readers_list_survive_the_first_fetch(tmp_path):
             "My renamed feed", "Own title", "Upstream C"
         ]  # fmt: skip
         assert store.feed(b).user_title is None  # its own title: it follows the feed
-        store.record_fetch(FetchRecord(b, 20.0, "ok", feed_title="Renamed upstream"))
-        store.record_fetch(FetchRecord(a, 20.0, "ok", feed_title="Upstream A2"))
+        # (with an item: a document with none does not rename a feed that worked)
+        post = [entry("p1")]
+        store.record_fetch(FetchRecord(b, 20.0, "ok", feed_title="Renamed upstream", entries=post))
+        store.record_fetch(FetchRecord(a, 20.0, "ok", feed_title="Upstream A2", entries=post))
         assert store.feed(b).display_title == "Renamed upstream"
         assert store.feed(a).display_title == "My renamed feed"
 

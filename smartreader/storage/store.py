@@ -1130,9 +1130,15 @@ class Store:
                 sets += ["last_error = ?"]
                 params.append(rec.error or "the server asked us to slow down")
             if rec.status == "ok":
-                if rec.feed_title is not None:
-                    sets.append("title = ?")
-                    params.append(rec.feed_title)
+                if rec.feed_title:  # an empty one never replaces a name
+                    # Nor does a document with no items replace the name of a feed
+                    # that has worked before: "Please log in", a parked domain's
+                    # page, served as a feed.
+                    sets.append(
+                        "title = CASE WHEN ? AND last_success IS NOT NULL AND title != '' "
+                        "THEN title ELSE ? END"
+                    )
+                    params.extend([not rec.entries, rec.feed_title])
                     # A name given before the first fetch (an imported list's, `add
                     # --title`) that is only the feed's own title follows the feed.
                     sets.append(

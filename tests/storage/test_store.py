@@ -335,6 +335,21 @@ def test_folder_names_differing_only_in_case_are_one_folder(store):
     assert store.feed(fid).folder_id == news
 
 
+def test_a_bogus_document_does_not_rename_a_feed_that_has_worked(store):
+    """A 200 with no items titled "Please log in" (a portal, a parked domain)
+    became the feed's name; an Atom <feed/> with no title emptied it."""
+    fid = store.add_feed("https://a.example/feed")
+    store.record_fetch(FetchRecord(fid, 1.0, "ok", feed_title="Early"))  # first: no items
+    assert store.feed(fid).title == "Early"
+    store.record_fetch(FetchRecord(fid, 2.0, "ok", feed_title="Wire", entries=[entry("1")]))
+    assert store.feed(fid).title == "Wire"
+    store.record_fetch(FetchRecord(fid, 3.0, "ok", feed_title="Please log in"))
+    store.record_fetch(FetchRecord(fid, 4.0, "ok", feed_title="", entries=[entry("2")]))
+    assert store.feed(fid).title == "Wire"
+    store.record_fetch(FetchRecord(fid, 5.0, "ok", feed_title="Wire Daily", entries=[entry("3")]))
+    assert store.feed(fid).title == "Wire Daily"  # a real rename still comes through
+
+
 def test_starred_count_reads_only_the_starred_rows(store):
     fid = store.add_feed("https://a.example/feed")
     store.record_fetch(FetchRecord(fid, 100.0, "ok", entries=[entry(f"s{i}") for i in range(30)]))
