@@ -416,15 +416,47 @@ def _enclosures_from_json(s: str) -> tuple[Enclosure, ...]:
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
+# Scripts written without spaces between words (Chinese, Japanese, Korean runs,
+# Thai): the tokenizer takes a whole run for one word, so a word inside it
+# ("天気" in "東京の天気は晴れ") is found by a substring match instead.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+
+
 def fts_query(text: str) -> str | None:
     """Turn what a user types into a safe FTS5 query: every word must match,
     the last one as a prefix (search-as-you-type). Operators are not exposed,
-    so no input can produce an FTS5 syntax error."""
+    so no input can produce an FTS5 syntax error. Words of unspaced scripts are
+    left out (see :func:`search_filter`)."""
     words = _FTS_TOKEN.findall(text)
-    if not words:
+    spaced = [f'"{w}"' for w in words if not _UNSPACED.search(w)]
+    if not spaced:
         return None
-    parts = [f'"{w}"' for w in words[:-1]] + [f'"{words[-1]}"*']
-    return " ".join(parts)
+    if not _UNSPACED.search(words[-1]):
+        spaced[-1] += "*"
+    return " ".join(spaced)
+
+
+def search_filter(text: str) -> tuple[str, list[Any]] | None:
+    """A WHERE condition on ``entries`` for what a user types (None: nothing to
+    search for): the full-text index for spaced words, and for words of an
+    unspaced script a substring of the title, content or summary, every word
+    required."""
+    words = _FTS_TOKEN.findall(text)
+    unspaced = [w for w in words if _UNSPACED.search(w)]
+    q = fts_query(text)
+    if q is None and not unspaced:
+        return None
+    where: list[str] = []
+    params: list[Any] = []
+    if q is not None:
+        where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+        params.append(q)
+    for w in unspaced:
+        where.append("(instr(title, ?) > 0 OR instr(content, ?) > 0 OR instr(summary, ?) > 0)")
+        params += [w, w, w]
+    return " AND ".join(where), params
 
 
 class Store:
@@ -1727,13 +1759,21 @@ class Store:
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
         """Ids of the entries a full-text search finds (unordered); ``id_range``
         ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""
-        q = fts_query(text)
-        if q is None:
+        found = search_filter(text)
+        if found is None:
             return set()
-        sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
-        params: list[Any] = [q]
+        q = fts_query(text)
+        if q is not None and found[0].count("?") == 1:  # the index alone: as it was
+            sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
+            params: list[Any] = [q]
+            if id_range is not None:
+                sql += " AND rowid > ? AND rowid <= ?"
+        else:
+            sql = f"SELECT id FROM entries WHERE {found[0]}"
+            params = list(found[1])
+            if id_range is not None:
+                sql += " AND id > ? AND id <= ?"
         if id_range is not None:
-            sql += " AND rowid > ? AND rowid <= ?"
             params += [int(id_range[0]), int(id_range[1])]
         with self._lock:
             cur = self._db.execute(sql, params)
@@ -2030,11 +2070,11 @@ def _list_filters(
     where: list[str] = []
     params: list[Any] = []
     if search is not None:
-        q = fts_query(search)
-        if q is None:
+        found = search_filter(search)
+        if found is None:
             return None
-        where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
-        params.append(q)
+        where.append(found[0])
+        params += found[1]
     if feed_ids is not None:
         where.append(f"feed_id IN ({','.join('?' * len(feed_ids))})")
         params += list(feed_ids)

@@ -214,6 +214,39 @@ def test_search_is_safe_and_prefix(store):
     assert fts_query("  ") is None
 
 
+def test_a_word_inside_an_unspaced_script_is_found(store):
+    """Chinese, Japanese, Korean and Thai write no spaces between words: the
+    tokenizer took "東京の天気は晴れ" for one word, and "天気" found nothing."""
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(
+        FetchRecord(
+            fid,
+            1.0,
+            "ok",
+            entries=[
+                entry("a", title="東京の天気は晴れ", content="<p>Köln too</p>"),
+                entry("b", title="Weather", content="<p>今日は天気がいい</p>"),
+                entry("c", title="서울 날씨가 좋아요", content="<p>x</p>"),
+                entry("d", title="Köln", content="<p>nothing else</p>"),
+            ],
+        )
+    )
+    ids = {store.entry(i).uid: i for i in store.entry_ids()}
+
+    def found(text: str) -> set[str]:
+        listed = {store.entry(i).uid for i in store.entry_ids(search=text)}
+        sliced = {store.entry(i).uid for i in store.search_ids(text, (0, max(ids.values())))}
+        assert listed == sliced == {store.entry(i).uid for i in store.search_ids(text)}
+        return listed
+
+    assert found("天気") == {"a", "b"}
+    assert found("東京 晴れ") == {"a"}
+    assert found("날씨") == {"c"}
+    assert found("天気 Köl") == {"a"}  # a spaced word alongside, still as a prefix
+    assert found("Köln") == {"a", "d"}
+    assert found("天気 nowhere") == set()
+
+
 def test_alerts_roundtrip(store):
     fid = store.add_feed("https://example.org/feed")
     out = store.record_fetch(
