@@ -184,7 +184,10 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
 
 class AppliedCommand(QUndoCommand):
     """An undo step pushed after its change was made (the change itself chose
-    what it touched): QUndoStack's first redo() is skipped, later ones ``again``."""
+    what it touched): QUndoStack's first redo() is skipped, later ones ``again``.
+
+    Each undo and redo says in the status bar what it did, replacing the step's
+    own "… — Ctrl+Z undoes it", which would otherwise invite a second Ctrl+Z."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text.replace("&", "&&"))  # a title's "&" is no menu mnemonic
@@ -207,18 +210,28 @@ class FlagCommand(AppliedCommand):
 
     def __init__(
         self, win: MainWindow, text: str, ids: list[int], column: str, value: bool,
-        *, whole_list: bool = False,
+        *, whole_list: bool = False, subject: str = "",
     ) -> None:  # fmt: skip
         super().__init__(text)
         self.win, self.ids, self.column, self.value = win, ids, column, value
         self.whole_list = whole_list  # re-query the list (mark all) or repaint rows
+        # what the messages name: "“A title”", "518 articles"
+        self.subject = subject or count_of(len(ids), "article")
 
     def again(self) -> None:
         self.apply(self.value)
+        self.win._say(self.said(self.value), undoable=True)
 
     def undo(self) -> None:
         # Articles deleted since (unsubscribed, purged) are simply not found.
         self.apply(not self.value)
+        self.win._say(self.said(not self.value) + " again")
+
+    def said(self, value: bool) -> str:
+        """What setting the flag to ``value`` did, in words."""
+        if self.column == "read":
+            return f"Marked {self.subject} as {'read' if value else 'unread'}"
+        return f"{'Starred' if value else 'Unstarred'} {self.subject}"
 
     def apply(self, value: bool) -> None:
         store = self.win.store
@@ -254,17 +267,21 @@ class UnsubscribeCommand(AppliedCommand):
         self.win, self.feed_id, self.done = win, feed_id, done
 
     def again(self) -> None:
+        # says so itself: "Unsubscribed from … — Ctrl+Z brings it back"
         done = self.win._unsubscribe(self.feed_id, keep_for_undo=True)
         if done is None or done.undo is None:  # failed, or grew too big to hold
             self.setObsolete(True)
+            if done is None:
+                self.win.statusBar().clearMessage()  # "… is back" is no longer so
         else:
             self.done = done
 
     def undo(self) -> None:
         assert self.done.undo is not None
-        fid = self.win._resubscribe(self.done)
+        fid = self.win._resubscribe(self.done)  # says "“…” is back with its … articles"
         if fid is None:
             self.setObsolete(True)  # cannot come back (its address is taken): drop the step
+            self.win.statusBar().clearMessage()  # "… brings it back" no longer does
         else:
             self.feed_id = fid
 
@@ -281,7 +298,9 @@ class DeleteFolderCommand(AppliedCommand):
     def again(self) -> None:
         folder_id = self.win.store.folder_id(self.name, create=False)
         if folder_id is not None:
-            self.win._delete_folder(folder_id, self.name)
+            self.win._delete_folder(folder_id, self.name)  # says "Deleted the folder …"
+        else:  # deleted some other way meanwhile: nothing to do again
+            self.win.statusBar().clearMessage()
 
     def undo(self) -> None:
         store = self.win.store
@@ -295,7 +314,12 @@ class DeleteFolderCommand(AppliedCommand):
         self.win.tree_model.reload()
         self.win.select_key(f"folder:{store.folder_id(self.name, create=False)}")
         # replaces "… Ctrl+Z undoes it", which would otherwise still be showing
-        self.win.statusBar().showMessage(f"The folder “{self.name}” is back", 10_000)
+        self.win._say(f"The folder “{self.name}” is back")
+
+
+def _where(folder: str | None) -> str:
+    """A folder as the status bar names it: "“News”", or "the top level"."""
+    return f"“{folder}”" if folder else "the top level"
 
 
 class MoveFeedCommand(AppliedCommand):
@@ -310,12 +334,18 @@ class MoveFeedCommand(AppliedCommand):
         self.win, self.feed_id, self.old, self.new = win, feed_id, old, new
 
     def again(self) -> None:
-        if not self.win._put_feed(self.feed_id, self.new):
+        if not self.win._put_feed(self.feed_id, self.new):  # says why it could not
             self.setObsolete(True)
+            return
+        title = self.win._feed_title(self.feed_id)
+        self.win._say(f"Moved “{title}” to {_where(self.new)}", undoable=True)
 
     def undo(self) -> None:
         if not self.win._put_feed(self.feed_id, self.old):
             self.setObsolete(True)  # unsubscribed since: nothing to put back
+            return
+        title = self.win._feed_title(self.feed_id)
+        self.win._say(f"Moved “{title}” back to {_where(self.old)}")
 
 
 class RenameCommand(AppliedCommand):
@@ -331,29 +361,38 @@ class RenameCommand(AppliedCommand):
         self.win, self.kind, self.feed_id, self.old, self.new = win, kind, feed_id, old, new
 
     def again(self) -> None:
-        self._name(self.old, self.new)
+        shown = self._name(self.old, self.new)
+        if shown is not None:
+            self.win._say(f"Renamed “{shown[0]}” to “{shown[1]}”", undoable=True)
 
     def undo(self) -> None:
-        self._name(self.new, self.old)
+        shown = self._name(self.new, self.old)
+        if shown is not None:
+            self.win._say(f"Renamed “{shown[0]}” back to “{shown[1]}”")
 
-    def _name(self, current: str | None, name: str | None) -> None:
+    def _name(self, current: str | None, name: str | None) -> tuple[str, str] | None:
+        """Rename; the names shown before and after (None, and why, if it could not)."""
         store = self.win.store
         try:
             if self.kind == "feed":
                 assert self.feed_id is not None
+                before = self.win._feed_title(self.feed_id)
                 store.update_feed(self.feed_id, user_title=name or None)
                 key = f"feed:{self.feed_id}"
+                shown = (before, self.win._feed_title(self.feed_id))
             else:
                 folder_id = store.folder_id(current or "", create=False)
                 if folder_id is None or not name:
                     raise UsageError(f"there is no folder “{current}” any more")
                 store.rename_folder(folder_id, name)
                 key = f"folder:{folder_id}"
+                shown = (current or "", name)
         except SmartReaderError as e:  # gone since, or the name is taken now
             self.setObsolete(True)
             self.win.statusBar().showMessage(f"Could not rename: {e}", 10_000)
-            return
+            return None
         self.win._names_changed(key)
+        return shown
 
 
 def _width(saved: Any, default: int) -> int:
@@ -617,6 +656,7 @@ class MainWindow(QMainWindow):
         self._search_timer.setInterval(250)
         self._search_timer.timeout.connect(self._apply_query)
         self._status: SchedulerStatus | None = None
+        self._plan_wanted: dict[str, float] = {}  # sent to the worker, not yet running
 
         self._restore_state()
         self._update_unread_total()
@@ -1415,9 +1455,11 @@ class MainWindow(QMainWindow):
         # On the undo stack too, so Ctrl+Z after "m" undoes the "m", not an older step.
         title = elide(row.title, 40)
         command = FlagCommand(self, f"{on_text if value else off_text} “{title}”", [eid],
-                              column, value)  # fmt: skip
+                              column, value, subject=f"“{title}”")  # fmt: skip
         command.apply(value)
         self.undo_stack.push(command)
+        # replaces an older step's "— Ctrl+Z undoes it": Ctrl+Z now undoes this one
+        self._say(command.said(value), undoable=True)
 
     def mark_all_read(self) -> None:
         """Mark what the list shows as read: a search's or the starred view's
@@ -1459,8 +1501,7 @@ class MainWindow(QMainWindow):
             self._read_state_changed()
         else:
             self._flags_changed(ids)
-        undo = self._undo_key()
-        self.statusBar().showMessage(f"Marked {n} as read — {undo} undoes it", 10_000)
+        self._say(f"Marked {n} as read", undoable=True)
 
     def copy_link(self) -> None:
         eid = self.selected_entry_id() or self._current_entry
@@ -1548,6 +1589,7 @@ class MainWindow(QMainWindow):
             return
         self._names_changed(node.key)
         self.undo_stack.push(command)
+        self._say(f"Renamed “{node.title}” to “{name}”", undoable=True)
 
     def _names_changed(self, key: str) -> None:
         self.list_model.reload_feed_titles()
@@ -1652,9 +1694,7 @@ class MainWindow(QMainWindow):
         if not self._put_feed(feed_id, folder):
             return
         self.undo_stack.push(MoveFeedCommand(self, feed_id, title, old, folder))
-        undo = self._undo_key()
-        where = f"“{folder}”" if folder else "the top level"
-        self.statusBar().showMessage(f"Moved “{title}” to {where} — {undo} undoes it", 10_000)
+        self._say(f"Moved “{title}” to {_where(folder)}", undoable=True)
 
     def _put_feed(self, feed_id: int, folder: str | None) -> bool:
         try:
@@ -1929,9 +1969,27 @@ class MainWindow(QMainWindow):
 
     # -- settings, help -------------------------------------------------------------------
 
+    _settings: SettingsDialog | None = None  # the one open, if any
+
     def open_settings(self) -> SettingsDialog:
+        """Open Settings (non-modal; returned for tests), or bring forward the one
+        already open: two at once each saved on OK what it showed when opened,
+        so the second undid the first one's choices."""
+        dlg = self._settings
+        if dlg is not None:
+            if dlg.isMinimized():
+                dlg.showNormal()
+            dlg.show()
+            dlg.raise_()
+            dlg.activateWindow()
+            return dlg
         dlg = SettingsDialog(self.store, self.updater, self.prefs, self)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._settings = dlg
+        dlg.finished.connect(lambda _result: self._settings_closed(dlg))
+        # the Activity panel follows once the worker runs on the new plan
+        dlg.budgetChanged.connect(lambda v: self._plan_sent("budget", v))
+        dlg.minIntervalChanged.connect(lambda v: self._plan_sent("min_interval", v))
         dlg.budgetChanged.connect(self.sched.set_budget)
         dlg.minIntervalChanged.connect(self.sched.set_min_interval)
         dlg.notificationsChanged.connect(self.tray.set_notifications)
@@ -1942,6 +2000,24 @@ class MainWindow(QMainWindow):
         self.sched.compactFinished.connect(dlg.compact_done)
         dlg.show()
         return dlg
+
+    def _settings_closed(self, dlg: SettingsDialog) -> None:
+        if self._settings is dlg:
+            self._settings = None
+
+    def _plan_sent(self, key: str, value: float) -> None:
+        """A budget or minimum interval went to the worker (``key``: "budget" or
+        "min_interval"). The Activity panel reads the updater's plan itself: it is
+        refreshed once the worker runs on every value sent (``_status_changed``)."""
+        self._plan_wanted[key] = float(value)
+
+    def _plan_applied(self) -> bool:
+        try:
+            running = {"budget": self.updater.budget(), "min_interval": self.updater.min_interval()}
+        except Exception:
+            log.exception("reading the scheduler's settings failed")
+            return True  # nothing to wait for: refresh with what there is
+        return all(running.get(k) == v for k, v in self._plan_wanted.items())
 
     _compact_box: CompactingDialog | None = None
 
@@ -2008,6 +2084,13 @@ class MainWindow(QMainWindow):
     def _undo_key(self) -> str:
         """Ctrl+Z as this desktop writes it, for "… undoes it" messages."""
         return self.act_undo.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+    def _say(self, text: str, *, undoable: bool = False) -> None:
+        """What a step (or its undo, its redo) did, in the status bar for 10 s;
+        ``undoable``: "— Ctrl+Z undoes it" follows."""
+        if undoable:
+            text += f" — {self._undo_key()} undoes it"
+        self.statusBar().showMessage(text, 10_000)
 
     def show_window(self) -> None:
         """Bring the window up: from the tray, minimised, or behind others."""
@@ -2145,6 +2228,12 @@ class MainWindow(QMainWindow):
     def _status_changed(self, status: SchedulerStatus) -> None:
         self._status = status
         self._update_status_text()
+        if self._plan_wanted and self._plan_applied():
+            # the status bar shows the new budget now: so does the Activity panel
+            # (a hidden one is refreshed when its tab is chosen)
+            self._plan_wanted.clear()
+            if self.tabs.currentWidget() is self.activity:
+                self.activity.refresh()
 
     def _update_status_text(self) -> None:
         s = self._status

@@ -9,9 +9,10 @@ Scheduling settings, and how long articles are kept, live in SQLite
 (``budget_per_day``, ``min_interval``, ``keep_read_days``, ``keep_unread_days``); UI
 preferences (notifications, tray icon, theme) go to ``prefs`` when given (a
 ``QSettings``, a mapping, or any object with ``get``/``set``), else to the store
-under ``ui.*`` keys. Nothing is applied to the running scheduler from here: on
-accept the dialog emits what changed and the main window forwards it to the
-scheduler thread.
+under ``ui.*`` keys. On accept the dialog saves only the values changed in it since
+it opened (one it merely showed may have been changed elsewhere meanwhile) and emits
+what changed. Nothing is applied to the running scheduler from here: the main
+window forwards those signals to the scheduler thread.
 """
 
 from __future__ import annotations
@@ -736,6 +737,7 @@ class SettingsDialog(QDialog):
         theme = str(self.theme.currentData())
         notify = self.notifications.isChecked()
         tray = self.tray.isChecked()
+        close_to_tray = self.close_to_tray.isChecked()
         content = self.content_aware.isChecked()
         try:
             if keep != self._initial_keep:
@@ -747,10 +749,17 @@ class SettingsDialog(QDialog):
                 self.store.set_setting("budget_per_day", budget)
             if min_interval != self._initial_min_interval:
                 self.store.set_setting("min_interval", min_interval)
-            self._prefs.set("notifications", notify)
-            self._prefs.set("tray_icon", tray)
-            self._prefs.set("close_to_tray", self.close_to_tray.isChecked())
-            self._prefs.set("theme", theme)
+            # Only what was changed here: a value this dialog merely showed may have
+            # been changed since it opened (another Settings, the tray's menu), and
+            # writing it back would undo that choice behind the user's back.
+            if notify != self._initial_notify:
+                self._prefs.set("notifications", notify)
+            if tray != self._initial_tray:
+                self._prefs.set("tray_icon", tray)
+            if close_to_tray != self._initial_close_to_tray:
+                self._prefs.set("close_to_tray", close_to_tray)
+            if theme != self._initial_theme:
+                self._prefs.set("theme", theme)
         except Exception:
             log.exception("saving settings failed")
         super().accept()
