@@ -221,6 +221,17 @@ def _section_label(text: str) -> QLabel:
     return lab
 
 
+def gain_text(smart: float, fixed: float) -> str:
+    """The expected delay against a fixed interval's, in words: it read "-1 %
+    shorter than a fixed interval" when the two were about the same."""
+    pct = round(100 * (1 - smart / fixed))
+    if pct > 1:
+        return f"{pct} % shorter than a fixed interval"
+    if pct < -1:
+        return f"{-pct} % longer than a fixed interval"
+    return "about the same as a fixed interval"
+
+
 def _item(text: str, sort: Any = None, *, align_right: bool = False) -> QStandardItem:
     it = QStandardItem(text)
     it.setEditable(False)
@@ -752,7 +763,7 @@ class OverviewView(QWidget):
             fixed = float(summary.fixed_interval_mean_delay_s)
             gain = ""
             if fixed > 0 and smart > 0:
-                gain = f"{100 * (1 - smart / fixed):.0f} % shorter than a fixed interval"
+                gain = gain_text(smart, fixed)
             self.smart.set(humanize_duration(smart), gain)
             self.fixed.set(humanize_duration(fixed), "same requests, evenly spaced")
             starved = list(summary.feeds_starved or ())

@@ -1248,7 +1248,13 @@ class MainWindow(QMainWindow):
 
     def _empty_text(self, q: dict[str, Any]) -> str:
         if q.get("search"):
-            return f"Nothing matches “{elide(str(q['search']), 60)}”"
+            found = f"Nothing matches “{elide(str(q['search']), 60)}”"
+            key = self.current_key()
+            # a search looks only in the feed or folder chosen: say so, and where else
+            if key.startswith(("feed:", "folder:")):
+                where = "this feed" if key.startswith("feed:") else "this folder"
+                return f"{found} in {where}. “All articles” searches every feed."
+            return found
         if self.current_key().startswith("folder:") and not q.get("feed_ids"):
             return "No feeds in this folder yet: drag one here, or use Feed ▸ Move to."
         if q.get("starred"):

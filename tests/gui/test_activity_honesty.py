@@ -298,3 +298,17 @@ def test_the_week_chart_marks_where_the_shown_plan_ends(qtbot):
     # a plan that covers the week has nothing to mark
     chart.set_data(lam, planned=planned, now=now, plan_until=now + 8 * DAY)
     assert chart.unplanned_span() is None and chart.plan_label() is None
+
+
+@pytest.mark.parametrize(
+    ("smart", "fixed", "said"),
+    [(6.0, 12.0, "50 % shorter than a fixed interval"),
+     (10.1, 10.0, "about the same as a fixed interval"),
+     (9.9, 10.0, "about the same as a fixed interval"),
+     (13.0, 10.0, "30 % longer than a fixed interval")],
+)  # fmt: skip
+def test_the_overview_says_how_the_delay_compares_in_words(smart, fixed, said):
+    """It read "-1 % shorter than a fixed interval" when the two were the same."""
+    from smartreader.gui.activity import gain_text
+
+    assert gain_text(smart, fixed) == said

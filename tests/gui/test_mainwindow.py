@@ -317,6 +317,12 @@ def test_an_empty_list_says_why(env, qtbot, two_feeds):
     win.act_unread_only.setChecked(False)
     win.search.setText("walruses")
     win._search_done()
+    # a search in one feed looks only there: it says so, and where to look further
+    assert win.list.empty_text == (
+        "Nothing matches “walruses” in this feed. “All articles” searches every feed."
+    )
+    win.select_key("smart:all")
+    win._search_done()
     assert win.list.empty_text == "Nothing matches “walruses”"
     # drawn: the empty viewport is no longer one flat colour
     qtbot.waitUntil(lambda: not win.list_model.loading(), timeout=3000)
