@@ -27,7 +27,7 @@ def canonical_url(url: str) -> str:
     if ":" in host:  # IPv6
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORT[scheme]) else f"{host}:{port}"
-    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    userinfo = parts.netloc.rpartition("@")[0]  # "" without one
     if userinfo:
         netloc = f"{userinfo}@{netloc}"
     return urlunsplit((scheme, netloc, _remove_dots(parts.path) or "/", parts.query, ""))

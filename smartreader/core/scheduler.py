@@ -403,9 +403,7 @@ class Scheduler:
             if f.placed_at > now:
                 f.placed_at -= back
         self._log = deque(sorted(min(t - back, now) for t in self._log))
-        for host, until in list(self._host_block.items()):
-            if until > now:
-                self._host_block[host] = max(now, until - back)
+        self._shift_host_blocks(back, now)
         for host, t in list(self._host_last.items()):
             self._host_last[host] = min(t - back, now)
         for fid, t in list(self._inflight.items()):
@@ -420,9 +418,13 @@ class Scheduler:
         (``_rewind``), and their hosts' blocks with them."""
         back = max((self._rewind(f, self._now) for f in feeds), default=0.0)
         if back > 0:
-            for host, until in list(self._host_block.items()):
-                if until > self._now:
-                    self._host_block[host] = max(self._now, until - back)
+            self._shift_host_blocks(back, self._now)
+
+    def _shift_host_blocks(self, back: float, now: float) -> None:
+        """Hosts' Retry-After blocks, set by a clock ``back`` s ahead, moved with it."""
+        for host, until in list(self._host_block.items()):
+            if until > now:
+                self._host_block[host] = max(now, until - back)
 
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""

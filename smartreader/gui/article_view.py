@@ -400,16 +400,15 @@ def _cell_sides(table: QTextTable, column: int) -> float:
     return 0.0
 
 
-def _set_columns(table: QTextTable, widths: list[float | None]) -> bool:
-    """Fix each column of ``table`` at its width (None: as Qt likes); changed?"""
+def _set_columns(table: QTextTable, widths: list[float | None]) -> None:
+    """Fix each column of ``table`` at its width (None: as Qt likes); the same
+    widths again lay nothing out again."""
     fmt = table.format()
     fixed = QTextLength.Type.FixedLength
     lengths = [QTextLength() if w is None else QTextLength(fixed, w) for w in widths]
-    if fmt.columnWidthConstraints() == lengths:
-        return False
-    fmt.setColumnWidthConstraints(lengths)
-    table.setFormat(fmt)
-    return True
+    if fmt.columnWidthConstraints() != lengths:
+        fmt.setColumnWidthConstraints(lengths)
+        table.setFormat(fmt)
 
 
 class ReaderBrowser(QTextBrowser):

@@ -156,14 +156,11 @@ def parse_opml(data: bytes) -> OpmlResult:
             if not raw_url and link and kind in ("link", "include"):
                 # a web page or another OPML file, not a feed: it would fail at
                 # every update
-                what = (
-                    "includes another OPML file"
-                    if kind == "include" or urlsplit(link).path.lower().endswith(".opml")
-                    else "is a link to a web page"
-                )
+                a_list = kind == "include" or urlsplit(link).path.lower().endswith(".opml")
+                what = "includes another OPML file" if a_list else "is a link to a web page"
                 result.problems.append(
                     f"outline {label or '(untitled)'!r} {what} ({redact(link)[:200]}): "
-                    "not a feed; left out" + ("; import that file itself" if "OPML" in what else "")
+                    "not a feed; left out" + ("; import that file itself" if a_list else "")
                 )
                 continue
             raw_url = raw_url or link

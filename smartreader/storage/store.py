@@ -438,14 +438,16 @@ def fts_query(text: str) -> str | None:
     return " ".join(spaced)
 
 
+def _unspaced_words(text: str) -> list[str]:
+    return [w for w in _FTS_TOKEN.findall(text) if _UNSPACED.search(w)]
+
+
 def search_filter(text: str) -> tuple[str, list[Any]] | None:
     """A WHERE condition on ``entries`` for what a user types (None: nothing to
     search for): the full-text index for spaced words, and for words of an
     unspaced script a substring of the title, content or summary, every word
     required."""
-    words = _FTS_TOKEN.findall(text)
-    unspaced = [w for w in words if _UNSPACED.search(w)]
-    q = fts_query(text)
+    q, unspaced = fts_query(text), _unspaced_words(text)
     if q is None and not unspaced:
         return None
     where: list[str] = []
@@ -788,21 +790,9 @@ class Store:
         # Spelt otherwise ("HTTP://Example.org:80/feed", stored so before addresses
         # were put in one spelling): the same feed. One pass over the addresses.
         want = canonical_url(url)
-        rows = self._q(
-            "SELECT feeds.id, feeds.url, feeds.previous_urls FROM feeds ORDER BY feeds.id"
-        )
-        for fid, now_at, previous in rows:
-            try:
-                old = json.loads(previous) if previous else []
-            except ValueError:
-                old = []
-            urls = (
-                [now_at, *(u for u in old if isinstance(u, str))]
-                if isinstance(old, list)
-                else [now_at]
-            )
-            if any(canonical_url(u) == want for u in urls):
-                return int(fid)
+        for r in self._q("SELECT id, url, previous_urls FROM feeds ORDER BY id"):
+            if any(canonical_url(u) == want for u in (r["url"], *_previous_urls(r))):
+                return int(r["id"])
         return None
 
     _FEED_SQL = (
@@ -1759,16 +1749,17 @@ class Store:
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
         """Ids of the entries a full-text search finds (unordered); ``id_range``
         ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""
-        found = search_filter(text)
-        if found is None:
-            return set()
         q = fts_query(text)
-        if q is not None and found[0].count("?") == 1:  # the index alone: as it was
+        if q is not None and not _unspaced_words(text):
+            # the index alone, its rowids limited there (a slice reads only its own)
             sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
             params: list[Any] = [q]
             if id_range is not None:
                 sql += " AND rowid > ? AND rowid <= ?"
         else:
+            found = search_filter(text)
+            if found is None:
+                return set()
             sql = f"SELECT id FROM entries WHERE {found[0]}"
             params = list(found[1])
             if id_range is not None:
