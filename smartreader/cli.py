@@ -361,8 +361,17 @@ def cmd_import(args: argparse.Namespace) -> int:
                 results = up.update(report.added, manual=True, progress=_Progress())
             finally:
                 up.close()
-            failed = [r for r in results if r.status in ("error", "gone")]
-            print(f"fetched {len(results) - len(failed)} feeds, {len(failed)} failed")
+            failed = [r for r in results if r.status in FAILED]
+            print(f"fetched {count_of(len(results) - len(failed), 'feed')}, {len(failed)} failed")
+            for r in failed:  # which ones and why, as `update` says
+                print(f"  [{r.feed_id}] {_feed_name(store, r.feed_id)}: {r.error}", file=sys.stderr)
+            if failed:
+                # The import worked (exit 0); the failures are the feeds' own.
+                print(
+                    "the subscriptions are saved; failed feeds are tried again by the app "
+                    "or `smartreader update`",
+                    file=sys.stderr,
+                )
     return 0
 
 
@@ -478,6 +487,13 @@ def cmd_update(args: argparse.Namespace) -> int:
     return 1 if progress.results and len(failed) == len(progress.results) else 0
 
 
+def _feed_name(store: Store, feed_id: int) -> str:
+    try:
+        return store.feed(feed_id).display_title
+    except SmartReaderError:  # deleted meanwhile, or the database unreadable
+        return f"feed {feed_id}"
+
+
 def _report_update(store: Store, results: list[UpdateResult], elapsed: float) -> None:
     from smartreader.net.parse import is_cap_note
 
@@ -487,18 +503,15 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
         f"updated {len(results)} feeds in {elapsed:.1f} s: {new} new entries, {len(failed)} failed"
     )
 
-    def name(r: UpdateResult) -> str:
-        try:
-            return store.feed(r.feed_id).display_title
-        except SmartReaderError:  # deleted meanwhile, or the database unreadable
-            return f"feed {r.feed_id}"
-
     for r in failed:
-        print(f"  [{r.feed_id}] {name(r)}: {r.error}", file=sys.stderr)
+        print(f"  [{r.feed_id}] {_feed_name(store, r.feed_id)}: {r.error}", file=sys.stderr)
     for r in results:
         problems = [w for w in r.warnings if not is_cap_note(w)]
         if problems:  # it read, but not all of it as published
-            print(f"  [{r.feed_id}] {name(r)}: read with problems: {'; '.join(problems)}")
+            print(
+                f"  [{r.feed_id}] {_feed_name(store, r.feed_id)}: read with problems: "
+                f"{'; '.join(problems)}"
+            )
         if r.missed_estimate > 0:
             print(
                 f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "

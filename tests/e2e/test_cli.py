@@ -389,3 +389,27 @@ def test_cleanup_deletes_old_read_articles_and_they_do_not_come_back(feed_server
     db.close()
     code, _out, err = run(capsys, "cleanup", "--read-days", "-1", "--data-dir", data)
     assert code != 0 and "--read-days must be between 0" in err
+
+
+def test_import_names_the_feeds_that_failed_and_why(feed_server, data, capsys, tmp_path):
+    """The import itself worked (exit 0), but each feed whose first fetch failed is
+    named with its error, as `update` does, a 429 counting as failed too."""
+    feed_server.route("/ok.xml", Reply(body=rss(2, title="Works")))
+    feed_server.route("/broken.xml", Reply(status=500, body=b"oops"))
+    feed_server.route("/busy.xml", Reply(status=429, headers={"Retry-After": "3600"}))
+    outlines = "".join(
+        f'<outline text="{name}" type="rss" xmlUrl="{feed_server.url(path)}"/>'
+        for name, path in (("Works", "/ok.xml"), ("Broken", "/broken.xml"), ("Busy", "/busy.xml"))
+    )
+    opml = tmp_path / "in.opml"
+    opml.write_text(
+        f'<?xml version="1.0"?><opml version="2.0"><body>{outlines}</body></opml>', "utf-8"
+    )
+    code, out, err = run(capsys, "import", str(opml), "--data-dir", data)
+    assert code == 0, err
+    assert "fetched 1 feed, 2 failed" in out
+    lines = err.splitlines()
+    assert any("Broken" in line and "500" in line for line in lines), err
+    assert any("Busy" in line and ("429" in line or "slow down" in line) for line in lines), err
+    assert not any("Works" in line for line in lines), err
+    assert "tried again" in err
