@@ -116,6 +116,7 @@ from smartreader.gui.models import (
     FeedTreeModel,
     KeyRole,
     UnreadRole,
+    tree_icon_side,
 )
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import ElidedLabel, ask, message_box, plain_label, warn
@@ -1081,6 +1082,12 @@ class MainWindow(QMainWindow):
         squeezed to 70 px (every title "…", the counts cut off)."""
         # Below this the titles of a mixed list (beside feed and date) are unreadable.
         self.middle.setMinimumWidth(self.fontMetrics().averageCharWidth() * 45)
+        # the feed icons grow with the text (16 px icons were specks beside 16 pt
+        # titles, their error and missed badges unreadable); the model draws them
+        # at that size
+        side = tree_icon_side(self.tree.fontMetrics())
+        self.tree.setIconSize(QSize(side, side))
+        self.tree_model.set_icon_side(side)
         self.tree.setMinimumWidth(self._tree_min_width())
 
     def _tree_min_width(self) -> int:

@@ -50,8 +50,11 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetrics,
+    QGuiApplication,
     QIcon,
     QImage,
+    QImageReader,
     QPainter,
     QPainterPath,
     QPalette,
@@ -100,32 +103,73 @@ def _icon_files(folder: Path) -> dict[int, str]:
     return found
 
 
+def tree_icon_side(fm: QFontMetrics) -> int:
+    """The feed tree's icon side for a font: its line height, so a 16 pt tree's icons
+    (and their badges) are not 16 px specks beside the text; never below ``ICON_PX``."""
+    return max(ICON_PX, fm.height())
+
+
+def screen_scales() -> tuple[float, ...]:
+    """1x, 2x and every attached screen's own scale (125 %, 150 %...): the sizes a
+    feed icon is drawn at, so each screen gets a pixmap of its pixel size, neither
+    blown up nor shrunk, without drawing all of ``ICON_SCALES`` for every feed."""
+    scales = {1.0, 2.0}
+    scales.update(s.devicePixelRatio() for s in QGuiApplication.screens())
+    return tuple(sorted(scales))
+
+
+def favicon_frames(path: str) -> list[QImage]:
+    """Every image in the file, for ``letter_icon``: a .ico often holds 16, 32 and
+    48 px ones, and QImage reads only the first (16 px), which a 24 px icon on a
+    2x screen would blow up threefold."""
+    reader = QImageReader(path)
+    frames = [reader.read()]
+    if bytes(reader.format().data()) == b"ico":  # (a GIF's frames are an animation)
+        for i in range(1, reader.imageCount()):
+            if reader.jumpToImage(i):
+                frames.append(reader.read())
+    return [f for f in frames if not f.isNull()]
+
+
+def _frame_for(frames: Sequence[QImage], px: int) -> QImage:
+    """The smallest frame at least ``px`` wide (scaled down: sharp; a 16 px one made
+    for 16 px stays as drawn), else the largest."""
+    wide = [f for f in frames if min(f.width(), f.height()) >= px]
+    if wide:
+        return min(wide, key=lambda f: f.width() * f.height())
+    return max(frames, key=lambda f: f.width() * f.height())
+
+
 def letter_icon(
     text: str,
     size: int = ICON_PX,
     *,
     badge: QColor | None = None,
-    image: QImage | None = None,
+    image: QImage | Sequence[QImage] | None = None,
     badge_shape: str = "error",
+    scales: Iterable[float] = (1.0, 2.0),
 ) -> QIcon:
-    """The feed's favicon (``image``) or, without one, a rounded square with the first
-    letter of ``text``. ``badge`` paints a mark in the corner: ``badge_shape``
-    "error" a disc, "missed" a triangle, so the two differ by more than colour
-    (red and orange look alike with deuteranopia)."""
-    if image is not None and image.isNull():
-        image = None
+    """The feed's favicon (``image``: one, or a file's frames to pick from per pixel
+    size) or, without one, a rounded square with the first letter of ``text``.
+    ``badge`` paints a mark in the corner: ``badge_shape`` "error" a disc, "missed"
+    a triangle, so the two differ by more than colour (red and orange look alike
+    with deuteranopia). Each of ``scales`` gets a pixmap of ``size * scale`` px,
+    drawn at that size (QIcon picks it by its pixel size for a screen's scale)."""
+    frames = [image] if isinstance(image, QImage) else list(image or ())
+    frames = [f for f in frames if not f.isNull()]
     icon = QIcon()
-    for scale in (1, 2):
-        px = size * scale
+    for scale in scales:
+        px = round(size * scale)
         pm = QPixmap(px, px)
         pm.fill(Qt.GlobalColor.transparent)
         p = QPainter(pm)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         p.setPen(Qt.PenStyle.NoPen)
-        if image is not None:
+        if frames:
             p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-            scaled = image.scaled(
+            # from the file's image at this size, never from a smaller pixmap
+            scaled = _frame_for(frames, px).scaled(
                 px,
                 px,
                 Qt.AspectRatioMode.KeepAspectRatio,
@@ -286,7 +330,10 @@ class FeedTreeModel(QAbstractItemModel):
         super().__init__(parent)
         self.store = store
         self.root = Node("root", 0, "")
-        self._icons: dict[tuple[str, str], QIcon] = {}
+        # by what is drawn and at what size (a font change or a new screen's scale
+        # must not get the icons drawn for the old one)
+        self._icons: dict[tuple[Any, ...], QIcon] = {}
+        self.icon_side = ICON_PX  # the view's icon size; see set_icon_side()
         self._structure: tuple[Any, ...] = ()
         self.reload()
 
@@ -406,6 +453,28 @@ class FeedTreeModel(QAbstractItemModel):
                 )
 
         walk(self.root, new_root, QModelIndex())
+
+    def set_icon_side(self, side: int) -> None:
+        """Draws the icons for a view whose iconSize is ``side`` px square (the
+        window sets it from the tree's font): each pixmap at its pixel size, never
+        a 16 px one blown up, and a favicon from its file, not from a smaller icon."""
+        side = max(1, int(side))
+        if side == self.icon_side:
+            return
+        self.icon_side = side
+        self._icons.clear()  # nothing asks for the old size again
+
+        def walk(parent: Node, pidx: QModelIndex) -> None:
+            if not parent.children:
+                return
+            last = len(parent.children) - 1
+            self.dataChanged.emit(
+                self.index(0, 0, pidx), self.index(last, 0, pidx), [Qt.ItemDataRole.DecorationRole]
+            )
+            for i, c in enumerate(parent.children):
+                walk(c, self.index(i, 0, pidx))
+
+        walk(self.root, QModelIndex())
 
     # -- lookup ---------------------------------------------------------
 
@@ -528,22 +597,33 @@ class FeedTreeModel(QAbstractItemModel):
         return None
 
     def _icon(self, n: Node) -> QIcon:
+        side = self.icon_side
         if n.kind == "feed":
-            k = (n.title, n.status, n.icon)
+            scales = screen_scales()
+            k = (n.title, n.status, n.icon, side, scales)
             icon = self._icons.get(k)
             if icon is None:
                 badge = {"error": ERROR_COLOR, "missed": MISSED_COLOR}.get(n.status)
-                image = QImage(n.icon.rsplit("@", 1)[0]) if n.icon else None
-                icon = letter_icon(n.title, badge=badge, image=image, badge_shape=n.status)
+                frames = favicon_frames(n.icon.rsplit("@", 1)[0]) if n.icon else None
+                icon = letter_icon(
+                    n.title, side, badge=badge, image=frames, badge_shape=n.status, scales=scales
+                )
                 self._icons[k] = icon
             return icon
         style = QApplication.style()
         if n.kind == "folder":
             return style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
-        if n.id == "starred":
-            return star_icon(STAR_COLOR, ICON_PX)
-        if n.id == "unread":
-            return _dot_icon(UNREAD_COLOR, ICON_PX)
+        if n.id in ("starred", "unread"):
+            k = ("smart", n.id, side)
+            icon = self._icons.get(k)
+            if icon is None:
+                icon = (
+                    star_icon(STAR_COLOR, side)
+                    if n.id == "starred"
+                    else _dot_icon(UNREAD_COLOR, side)
+                )
+                self._icons[k] = icon
+            return icon
         return style.standardIcon(QStyle.StandardPixmap.SP_FileDialogDetailedView)
 
     # -- drag and drop (feeds onto folders) -----------------------------
