@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QFont
 
 from smartreader.gui import models
 
@@ -25,3 +26,18 @@ def env(tmp_path, qtbot):
     e = Env(tmp_path, qtbot)
     yield e
     e.close()
+
+
+@pytest.fixture
+def app_font(qapp):
+    """Sets the application's font size (as a desktop's font setting does) and
+    puts the old font back afterwards."""
+    old = QFont(qapp.font())
+
+    def set_pt(pt: float) -> None:
+        f = QFont(old)
+        f.setPointSizeF(pt)
+        qapp.setFont(f)
+
+    yield set_pt
+    qapp.setFont(old)

@@ -32,21 +32,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def app_font(qapp):
-    """Sets the application's font size (as a desktop's font setting does) and
-    puts the old font back afterwards."""
-    old = QFont(qapp.font())
-
-    def set_pt(pt: float) -> None:
-        f = QFont(old)
-        f.setPointSizeF(pt)
-        qapp.setFont(f)
-
-    yield set_pt
-    qapp.setFont(old)
-
-
 def _feed_row_need(win, title: str) -> int:
     """What a feed in a folder needs to show ``title`` (bold: unread) and a
     three-digit unread pill without eliding: indentation, icon, text, pill."""

@@ -11,7 +11,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QFont, QIcon
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import QStyle
 
 from smartreader.gui.models import ERROR_COLOR, MISSED_COLOR
@@ -24,21 +24,6 @@ pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
     pytest.mark.qt_log_ignore("propagateSizeHints"),
 ]
-
-
-@pytest.fixture
-def app_font(qapp):
-    """Sets the application's font size (as a desktop's font setting does) and
-    puts the old font back afterwards."""
-    old = QFont(qapp.font())
-
-    def set_pt(pt: float) -> None:
-        f = QFont(old)
-        f.setPointSizeF(pt)
-        qapp.setFont(f)
-
-    yield set_pt
-    qapp.setFont(old)
 
 
 def _icon(win, key: str) -> QIcon:
