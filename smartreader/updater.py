@@ -759,6 +759,10 @@ class Updater:
             )
         entries = doc.entries if doc is not None else ()
         with self._lock:
+            if entries:
+                # an item whose id changes on every fetch is the item stored: not a
+                # new article, and not new to the scheduler
+                entries = self.store.stable_uids(feed.id, entries)
             known = self.store.known_uids(feed.id, [e.uid for e in entries]) if entries else set()
             items = tuple(ItemSighting(e.uid, e.published, e.uid not in known) for e in entries)
             if entries and self.store.get_setting(CONTENT_AWARE, False):

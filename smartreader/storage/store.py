@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -1267,6 +1267,70 @@ class Store:
         stored, or stored once and deleted as old."""
         with self._lock:
             return self._uids_in(self._db, feed_id, uids, ("entries", "purged_entries"))
+
+    def stable_uids(self, feed_id: int, entries: Sequence[ParsedEntry]) -> tuple[ParsedEntry, ...]:
+        """``entries``, each that is a stored item under a new id given its stored uid.
+
+        Some feeds make up a new guid/id on every request (a timestamp or session
+        token in it): each fetch would store every item again and tell the
+        scheduler they are all new (a false rate, false missed-item alerts). An
+        entry whose uid the feed never delivered is a stored item of the feed when
+        it has the same link and title (exactly: the title index only narrows the
+        search), that item's uid is not in this document (two items sharing both
+        in one document stay two), and they agree on more: the same published
+        time, or the same content and summary. A feed that reuses one link and
+        title for each new post (a status page) dates it anew and words it anew;
+        with no dates to tell, different text is a new post, not an edit (an edit
+        would overwrite the old post's text).
+
+        Entries with no link or no title are left alone: the lookup goes through
+        the title index (``entries_title``), and an empty title is shared by too
+        many articles of every feed for that to be cheap. Items deleted as old keep
+        only their uid (``purged_entries``), so one whose id changed is not
+        recognised.
+        """
+        entries = tuple(entries)
+        in_doc = {e.uid for e in entries}
+        with self._lock:
+            known = self._uids_in(self._db, feed_id, list(in_doc), ("entries", "purged_entries"))
+            fresh = [e for e in entries if e.uid not in known and e.link and e.title]
+            if not fresh:
+                return entries
+            found: dict[str, sqlite3.Row] = {}  # by uid: two chunks may find one row
+            for i in range(0, len(fresh), 400):  # 801 parameters: under SQLite's limit
+                chunk = fresh[i : i + 400]
+                keys = sorted({_casefold(e.title) for e in chunk})
+                links = sorted({str(e.link) for e in chunk})
+                rows = self._db.execute(
+                    "SELECT id, uid, link, title, published, content, summary FROM entries "
+                    # by title: the planner would read every row of the feed instead
+                    f"INDEXED BY entries_title WHERE title_key IN ({','.join('?' * len(keys))}) "
+                    f"AND feed_id = ? AND link IN ({','.join('?' * len(links))})",
+                    (*keys, feed_id, *links),
+                )
+                found.update((r["uid"], r) for r in rows if r["uid"] not in in_doc)
+        stored: dict[tuple[str, str], list[sqlite3.Row]] = {}
+        for r in sorted(found.values(), key=lambda r: int(r["id"])):  # the oldest first
+            stored.setdefault((r["link"], r["title"]), []).append(r)
+        renamed: dict[str, str] = {}
+        for e in fresh:
+            same = stored.get((str(e.link), e.title))
+            if not same:
+                continue
+            # Agreeing on the date is an edit, on the text a date made at each
+            # request; on both is best (several items may share link and title).
+            agree = [
+                2 * (e.published is not None and r["published"] == e.published)
+                + ((r["content"], r["summary"]) == (e.content, e.summary))
+                for r in same
+            ]
+            best = max(agree)
+            if best:
+                match = same.pop(agree.index(best))  # one stored item answers one entry
+                renamed[e.uid] = match["uid"]
+        if not renamed:
+            return entries
+        return tuple(replace(e, uid=renamed[e.uid]) if e.uid in renamed else e for e in entries)
 
     @staticmethod
     def _uids_in(

@@ -12,6 +12,7 @@ import pytest
 from smartreader.content_aware import SETTING
 from smartreader.storage import Store
 from smartreader.updater import Updater
+from tests.reliability.support import spy_on_scheduler
 
 PKGS = ["serde", "tokio", "clap", "rand", "regex"]
 T0 = 1_780_000_000.0
@@ -63,14 +64,7 @@ def _second_fetch(tmp_path, url: str, content_aware: bool) -> tuple[int, list[An
             up.update([fid])
             _Feed.items.append((f"c{i}", f"chore(deps): update {PKGS[i % 5]} to v2.{i}.0"))
             clock[0] += 3600
-        seen: list[Any] = []
-        observe = up.scheduler.observe
-
-        def spy(feed_id: Any, obs: Any) -> Any:
-            seen.append(obs)
-            return observe(feed_id, obs)
-
-        up.scheduler.observe = spy  # type: ignore[method-assign]
+        seen = spy_on_scheduler(up)
         _Feed.items.append(("n1", "Rewrite the HTTP/2 connection pool for streaming bodies"))
         _Feed.items += [
             (f"d{i}", f"chore(deps): update {PKGS[i % 5]} to v3.{i}.0") for i in range(4)

@@ -129,3 +129,16 @@ def store_and_updater(path: Path, clock: Callable[[], float]) -> Iterator[tuple[
     finally:
         up.close()
         store.close()
+
+
+def spy_on_scheduler(up: Any) -> list[Any]:
+    """The observations the scheduler is given, as they come."""
+    seen: list[Any] = []
+    observe = up.scheduler.observe
+
+    def spy(feed_id: Any, obs: Any) -> Any:
+        seen.append(obs)
+        return observe(feed_id, obs)
+
+    up.scheduler.observe = spy  # type: ignore[method-assign]
+    return seen
