@@ -404,3 +404,39 @@ def test_starred_count_reads_only_the_starred_rows(store):
         assert reader.starred_count() == 3  # the GUI's read-only connection too
     finally:
         reader.close()
+
+
+def test_words_a_sign_completes_are_searched_with_it(store):
+    """The tokenizer drops "+" and "#": "C++" searched for every word starting
+    with "c" (and "C#" too). A word a trailing sign completes is matched whole,
+    sign included, in any case; a plain "c" is still a prefix."""
+    fid = store.add_feed("https://example.org/feed")
+    store.record_fetch(
+        FetchRecord(
+            fid,
+            1.0,
+            "ok",
+            entries=[
+                entry("cpp", title="C++26 is final", content="<p>modules, at last</p>"),
+                entry("cs", title="What's new", content="<p>c# 13 and .NET 9</p>"),
+                entry("c", title="Clang and cats", content="<p>a C compiler</p>"),
+                entry("frag", title="Docs", content='<a href="doc#top">the c docs</a>'),
+                entry("gpp", title="g++ 15 released", content="<p>GCC</p>"),
+            ],
+        )
+    )
+    top = max(store.entry_ids())
+
+    def found(text: str) -> set[str]:
+        listed = {store.entry(i).uid for i in store.entry_ids(search=text)}
+        assert listed == {store.entry(i).uid for i in store.search_ids(text)}
+        assert listed == {store.entry(i).uid for i in store.search_ids(text, (0, top))}
+        return listed
+
+    assert found("C++") == {"cpp"}
+    assert found("c++ modules") == {"cpp"}
+    assert found("C#") == {"cs"}  # not "doc#top", whose "c" is no word of its own
+    assert found("C# .net") == {"cs"}
+    assert found("g++") == {"gpp"}
+    assert found("c") == {"cpp", "cs", "c", "frag"}  # a prefix as before
+    assert found("C++ nowhere") == set()
