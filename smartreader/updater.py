@@ -214,6 +214,15 @@ def keep_days_of(store: Store) -> tuple[float, float]:
     )
 
 
+def _comments_on(doc: ParsedFeed, page: str) -> bool:
+    """Whether ``doc`` is the comments feed of ``page``: it names the page as its
+    site, and each of its items links into the page (``post/#comment-12``)."""
+    here = canonical_url(page)
+    if doc.link is None or canonical_url(doc.link) != here:
+        return False
+    return all(e.link is not None and canonical_url(e.link) == here for e in doc.entries)
+
+
 def _address(result: FetchResult, asked: str) -> str:
     """Where to subscribe after the redirects of the first fetch: as far as they
     were permanent (301/308) or only https of the same address. A temporary one
@@ -464,6 +473,8 @@ class Updater:
             # shown): its titles name them, and nothing more is fetched yet.
             raise SeveralFeeds(page, [self._option(d, url, auth, public_only) for d in offered])
         broken: str | None = None  # the first candidate that looked like a feed but was not
+        # a guess that found the page's own comments (taken only if nothing else is)
+        comments: tuple[str, FetchResult, ParsedFeed] | None = None
         dead: str | None = None  # the first linked one that could not be fetched
         locked: LoginRequired | None = None  # the first that asked for a login
         for cand in candidates:
@@ -486,9 +497,18 @@ class Updater:
             if r.status == "ok" and r.body is not None and looks_like_feed(r.body, r.content_type):
                 found = r.final_url or cand
                 try:
-                    return _address(r, cand), r, self._parse(r, found)
+                    doc = self._parse(r, found)
                 except ParseError as e:
                     broken = broken or f"{credentials.redact(found)} is linked, but {e}"
+                    continue
+                if cand not in named and _comments_on(doc, page):
+                    # a post's own folder guessed: WordPress answers /post/feed/
+                    # with that post's comments, rarely what the user meant
+                    comments = comments or (_address(r, cand), r, doc)
+                    continue
+                return _address(r, cand), r, doc
+        if comments is not None:
+            return comments
         if broken is None and locked is not None:
             raise locked
         if broken is None and not looks_like_page(result.body, result.content_type):

@@ -125,3 +125,76 @@ def test_the_root_is_still_guessed_after_the_folder_and_the_guesses_are_bounded(
     feed_server.route("/index.xml", Reply(body=rss(item("p1", "P1")), headers=AS_XML))
     fid = up.subscribe(feed_server.url("/blog/"))
     assert store.feed(fid).url == feed_server.url("/index.xml")
+
+
+def _comments_on(page: str) -> bytes:
+    """A post's comments feed as WordPress serves it at ``post/feed/``."""
+    return rss(
+        item("c1", "By: Ann", link=f"{page}#comment-1")
+        + item("c2", "By: Bo", link=f"{page}#comment-2"),
+        channel=f"<title>Comments on: A post</title><link>{page}</link>",
+    )
+
+
+def test_a_post_pages_guess_prefers_the_sites_feed_to_the_posts_comments(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    """A post's page that links no feed: its own folder is guessed first, and
+    WordPress answers ``/post/feed`` with that post's comments. The site's feed,
+    guessed next, is what was meant."""
+    store, up = app
+    page = feed_server.url("/2026/11/a-post/")
+    site = rss(
+        item("p1", "A post", link=page) + item("p2", "Another", link=feed_server.url("/p2/")),
+        channel=f"<title>The blog</title><link>{feed_server.url('/')}</link>",
+    )
+    feed_server.routes(
+        {
+            "/2026/11/a-post/": Reply(body=NO_LINKS, headers=AS_HTML),
+            "/2026/11/a-post/feed": Reply(body=_comments_on(page), headers=AS_XML),
+            "/feed": Reply(body=site, headers=AS_XML),
+        }
+    )
+    fid = up.subscribe(page)
+    assert store.feed(fid).url == feed_server.url("/feed")
+    assert store.feed(fid).title == "The blog"
+
+
+def test_a_comments_feed_is_still_taken_when_nothing_else_answers(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    store, up = app
+    page = feed_server.url("/2026/11/a-post/")
+    feed_server.routes(
+        {
+            "/2026/11/a-post/": Reply(body=NO_LINKS, headers=AS_HTML),
+            "/2026/11/a-post/feed": Reply(body=_comments_on(page), headers=AS_XML),
+        }
+    )
+    fid = up.subscribe(page)
+    assert store.feed(fid).url == feed_server.url("/2026/11/a-post/feed")
+    assert store.entry_count() == 2
+
+
+def test_a_blog_in_a_folder_naming_that_folder_as_its_site_is_taken_first(
+    feed_server: FeedServer, app: tuple[Store, Updater]
+) -> None:
+    """The blog's own feed names the folder typed as its site, like a comments
+    feed names its post, but its items link elsewhere: taken, not passed over."""
+    store, up = app
+    blog = feed_server.url("/blog/")
+    feed_server.routes(
+        {
+            "/blog/": Reply(body=NO_LINKS, headers=AS_HTML),
+            "/blog/feed": Reply(
+                body=rss(
+                    item("p1", "P1", link=f"{blog}p1/"),
+                    channel=f"<title>Blog</title><link>{blog}</link>",
+                ),
+                headers=AS_XML,
+            ),
+            "/feed": Reply(body=rss(item("other", "The root's feed")), headers=AS_XML),
+        }
+    )
+    fid = up.subscribe(blog)
+    assert store.feed(fid).url == feed_server.url("/blog/feed")
