@@ -271,6 +271,7 @@ class FeedActivityView(QWidget):
         lay.addWidget(self.stats)
 
         self.chart = WeekRateChart()
+        self.chart.setAccessibleName("Posting rate over the week")
         # Its stretch makes it tall in a roomy pane; a small minimum keeps the
         # layout satisfiable in a short one, where the stats above wrap to more
         # lines than the minimum size hint foresees and the lists below would
@@ -284,8 +285,10 @@ class FeedActivityView(QWidget):
         left = QVBoxLayout()
         left.addWidget(_section_label("Next planned fetches"))
         self.planned = QListWidget()
+        self.planned.setAccessibleName("Next planned fetches")
         self.planned.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.planned.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # focusable (read only), so the keyboard and screen readers reach its rows
+        self.planned.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         _min_rows(self.planned, 4, self.planned.fontMetrics().height() + 2)
         left.addWidget(self.planned)
         right = QVBoxLayout()
@@ -307,6 +310,9 @@ class FeedActivityView(QWidget):
         logl.setContentsMargins(0, 0, 0, 0)
         logl.addWidget(_section_label("Recent fetches"))
         self.log_table = QTableWidget(0, 6)
+        self.log_table.setAccessibleName("Recent fetches")
+        # focusable (read only) for the keyboard and screen readers; Tab leaves it
+        self.log_table.setTabKeyNavigation(False)
         self.log_table.setHorizontalHeaderLabels(
             ["Time", "Status", "HTTP", "New", "Size", "Details"]
         )
@@ -315,7 +321,6 @@ class FeedActivityView(QWidget):
         self.log_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.log_table.setAlternatingRowColors(True)
         self.log_table.setWordWrap(False)
-        self.log_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         _compact_rows(self.log_table)
         _min_rows(self.log_table, 3, self.log_table.verticalHeader().defaultSectionSize())
         hh = self.log_table.horizontalHeader()
@@ -381,6 +386,7 @@ class FeedActivityView(QWidget):
                 s.set("—")
             self.chart.clear()
             self.chart.empty_text = unavailable or "Not scheduled"
+            self.chart.setAccessibleDescription(self.chart.empty_text)
             self.notes.setText(f"<i>{_esc(unavailable or 'This feed is not scheduled.')}</i>")
             return
         hist = hist or {}
@@ -498,6 +504,11 @@ class FeedActivityView(QWidget):
             observed_weeks=_observed_weeks(ex),
             plan_until=max(ex.planned) if ex.planned else None,
         )
+        self.chart.setAccessibleDescription(
+            _week_summary(rate, level, detail, upcoming, now)
+            if evidence
+            else f"{self.chart.empty_text}."
+        )
         for t in upcoming[:12]:
             it = QListWidgetItem(_planned_text(t, now))
             it.setData(Qt.ItemDataRole.UserRole, float(t))
@@ -580,7 +591,7 @@ class OverviewView(QWidget):
     """All feeds: plan summary, starved feeds, and a sortable table.
 
     Signals:
-        feedActivated(int): a feed row was double-clicked.
+        feedActivated(int): a feed row was double-clicked or activated with Enter.
     """
 
     feedActivated = Signal(int)
@@ -642,6 +653,7 @@ class OverviewView(QWidget):
         self.heatmap.setMinimumHeight(150)
         self.heatmap.setMaximumHeight(210)
         self.heatmap.setToolTip("Expected items per hour across all feeds")
+        self.heatmap.setAccessibleName("When your feeds post")
 
         self.model = QStandardItemModel(0, len(self.COLUMNS), self)
         self.model.setHorizontalHeaderLabels(list(self.COLUMNS))
@@ -651,6 +663,9 @@ class OverviewView(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.table = QTableView()
+        # not "Feeds": the feed list is called that
+        self.table.setAccessibleName("Polling by feed")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
@@ -664,7 +679,8 @@ class OverviewView(QWidget):
         _min_rows(self.table, 3, self.table.verticalHeader().defaultSectionSize())
         self._size_columns()
         self.table.viewport().installEventFilter(self)
-        self.table.doubleClicked.connect(self._activated)
+        # a double-click, or Enter (or one click where the desktop opens on one)
+        self.table.activated.connect(self._activated)
         self._fill_rows: Iterator[dict[str, Any]] = iter(())
         self._fill_colors = (QColor(), QColor())
         self._fill_sort: tuple[int, Qt.SortOrder] = (2, Qt.SortOrder.DescendingOrder)
@@ -792,6 +808,7 @@ class OverviewView(QWidget):
         self.notes.setVisible(bool(notes))
         if week_total is not None and len(week_total) == HOURS_PER_WEEK:
             self.heatmap.set_values(week_total, unit="items/h expected")
+            self.heatmap.setAccessibleDescription(_heatmap_summary(week_total))
 
         self._fill_timer.stop()
         self._fill_sort = (self.proxy.sortColumn(), self.proxy.sortOrder())
@@ -1147,6 +1164,41 @@ def _quiet_since(hist: dict[str, Any], rate_per_day: float, now: float) -> tuple
     if now - last_new <= max(QUIET_MIN_S, QUIET_GAPS * gap):
         return None
     return _day_text(last_new, now), empty
+
+
+def _week_summary(
+    rate: float, level: str, rhythm: str, upcoming: Sequence[float], now: float
+) -> str:
+    """The week chart in words, for screen readers: the rate and the busy hours
+    the cards above say, and the next planned fetch (the triangles)."""
+    text = f"About {_per_day(rate)} items per day"
+    if level != "—":
+        text += f"; posting rhythm {level.lower()}: {rhythm.replace(' · ', ', ')} (local time)"
+    text += "."
+    if upcoming:
+        first = upcoming[0]
+        # clock times only: an "in 5 min" here would go stale between refreshes
+        last = format_time(upcoming[-1], now, seconds=False)
+        text += (
+            f" Next planned fetch {format_time(first, now, seconds=False)}; "
+            f"{len(upcoming)} planned until {last}."
+        )
+    else:
+        text += " No fetch planned."
+    return text
+
+
+def _heatmap_summary(week_total: Sequence[float]) -> str:
+    """The overview's heatmap in words: when the feeds post, in local time."""
+    per_day = sum(week_total) / 7
+    if per_day <= 0:
+        return "No posting history yet."
+    # the sum of all feeds has no periodicity: 1 has the detail name the busiest hours
+    _level, detail = describe_rhythm(week_total, 1.0, local_utc_offset())
+    return (
+        f"Expected items per hour across all feeds, by weekday and hour: about "
+        f"{_per_day(per_day)} items a day in all, {detail.replace(' · ', ', ')} (local time)."
+    )
 
 
 def _planned_text(t: float, now: float) -> str:

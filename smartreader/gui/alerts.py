@@ -427,7 +427,8 @@ class AlertsView(QWidget):
     together.
 
     Signals:
-        feedActivated(int): a row was double-clicked (or "Show feed" pressed).
+        feedActivated(int): a row was double-clicked or activated with Enter (or
+            "Show feed" pressed).
         openSiteRequested(int): "Open site" pressed for the feed with this id.
         alertsDismissed(list): ids just dismissed (already written to the store).
     """
@@ -474,6 +475,9 @@ class AlertsView(QWidget):
         lay.addWidget(self.hint)
 
         self.table = QTableWidget(0, len(self.COLUMNS))
+        self.table.setAccessibleName("Missed-item alerts")
+        # Tab leaves the table for the buttons below (it went from cell to cell)
+        self.table.setTabKeyNavigation(False)
         self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         self.table.verticalHeader().setVisible(False)
         vh = self.table.verticalHeader()
@@ -491,7 +495,8 @@ class AlertsView(QWidget):
         hh.setMinimumSectionSize(self.fontMetrics().averageCharWidth() * 10)
         for c in range(1, len(self.COLUMNS)):
             hh.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.doubleClicked.connect(self._activated)
+        # a double-click, or Enter (or one click where the desktop opens on one)
+        self.table.activated.connect(self._activated)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         lay.addWidget(self.table, 1)
 
@@ -516,11 +521,12 @@ class AlertsView(QWidget):
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         fb.addWidget(self.detail)
         feed_buttons = FlowLayout()
-        self.show_feed = QPushButton("Show feed")
+        # Alt letters: none of the menu bar's (File, Edit, Article, Feed, View)
+        self.show_feed = QPushButton("&Show feed")
         self.show_feed.clicked.connect(self._show_selected)
-        self.open_site = QPushButton("Open site")
+        self.open_site = QPushButton("&Open site")
         self.open_site.setToolTip("The feed's web site, where what scrolled out of the feed is")
-        self.dismiss_feed = QPushButton("Dismiss feed alerts")
+        self.dismiss_feed = QPushButton("Dismiss feed ale&rts")
         self.dismiss_feed.setToolTip("Dismiss every open alert of this feed")
         self.open_site.clicked.connect(self._open_site)
         self.dismiss_feed.clicked.connect(self._dismiss_feeds)
@@ -532,9 +538,9 @@ class AlertsView(QWidget):
         lay.addWidget(self.feed_box)
 
         buttons = FlowLayout(align_right=True)
-        self.dismiss = QPushButton("Dismiss")
+        self.dismiss = QPushButton("Dis&miss")
         self.dismiss.setToolTip("Dismiss the selected alerts")
-        self.dismiss_all = QPushButton("Dismiss all")
+        self.dismiss_all = QPushButton("Dismiss a&ll")
         self.dismiss_all.setToolTip("Dismiss the alerts of every feed")
         self.dismiss.clicked.connect(self._dismiss_selected)
         self.dismiss_all.clicked.connect(self._dismiss_all)

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QPalette
+from PySide6.QtGui import QAccessible, QAccessibleEvent, QColor, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -49,7 +49,7 @@ from shiboken6 import isValid
 
 from smartreader.errors import SmartReaderError
 from smartreader.gui.charts import accent
-from smartreader.gui.safetext import ask, plain_label
+from smartreader.gui.safetext import ask, ask_to_delete, plain_label
 from smartreader.gui.settings import KEEP_CHOICES, open_size
 from smartreader.net import credentials as keyring_credentials
 from smartreader.subscriptions import feed_address
@@ -67,6 +67,39 @@ def _error_label() -> QLabel:
     _ErrorTint(lab)
     lab.setVisible(False)
     return lab
+
+
+class _ErrorLink(QObject):
+    """Ties an error label to the field it is about, for screen readers: while the
+    error shows, it is the field's accessible description (which was its
+    placeholder), and showing it sends an Alert, so it is said even when the focus
+    does not move (Enter in the address field, which keeps the focus)."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__(label)
+        self.label = label
+        self.field: QWidget | None = None
+        self._before = ""
+        label.installEventFilter(self)
+
+    def show(self, message: str, field: QWidget) -> None:
+        self._untie()
+        self.label.setText(message)
+        self.label.setVisible(True)
+        self.field, self._before = field, field.accessibleDescription()
+        field.setAccessibleDescription(message)
+        QAccessible.updateAccessibility(QAccessibleEvent(self.label, QAccessible.Event.Alert))
+
+    def _untie(self) -> None:
+        field, self.field = self.field, None
+        if field is not None and isValid(field):
+            field.setAccessibleDescription(self._before)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # hidden itself (the error has gone), not with its dialog
+        if watched is self.label and event.type() == QEvent.Type.HideToParent:
+            self._untie()
+        return False
 
 
 class _ErrorTint(QObject):
@@ -182,6 +215,7 @@ class AddFeedDialog(QDialog):
         self.status = plain_label()
         self.status.setVisible(False)
         self.error = _error_label()
+        self._error_link = _ErrorLink(self.error)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
         lay.addWidget(self.error)
@@ -239,11 +273,10 @@ class AddFeedDialog(QDialog):
         self.needs_login.setChecked(True)
         if not refused:
             message += "\nEnter the user name and password above, then Subscribe."
-        self.show_error(message)
-        if not self.username.text().strip():
-            self.username.setFocus()
-        else:
-            self.password.setFocus()
+        field = self.password if self.username.text().strip() else self.username
+        self.show_error(message, field=field)
+        field.setFocus()
+        if field is self.password:
             self.password.selectAll()
 
     def _url_edited(self) -> None:
@@ -366,7 +399,10 @@ class AddFeedDialog(QDialog):
         if url != self.url.text().strip():
             self.url.setText(url)  # also drops a list found for another address
         if self.needs_login.isChecked() and not self.username.text().strip():
-            self.show_error("Enter the user name for this feed, or untick “needs a login”.")
+            self.show_error(
+                "Enter the user name for this feed, or untick “needs a login”.",
+                field=self.username,
+            )
             self.username.setFocus()
             return
         login = self.login()
@@ -394,11 +430,15 @@ class AddFeedDialog(QDialog):
             self.error.setVisible(False)
         self._update_ok()
 
-    def show_error(self, message: str) -> None:
+    def show_error(self, message: str, *, field: QWidget | None = None) -> None:
+        """``field``: the one the error is about (the address, or the list of the
+        site's feeds when it shows); the focus goes there unless it is given."""
         self.set_busy(False)
-        self.error.setText(message)
-        self.error.setVisible(True)
+        default = self.choices if self._options else self.url
+        self._error_link.show(message, field or default)
         self._fit_height()
+        if field is not None:
+            return
         if self._options:
             self.choices.setFocus()
         else:
@@ -460,11 +500,14 @@ class FeedPropertiesDialog(QDialog):
         *,
         credentials: Any = None,
         overlaps: list[str] | None = None,
-        confirm: Any = ask,
+        confirm: Any = None,
         now: Any = None,
     ) -> None:
         super().__init__(parent)
-        self._confirm = confirm
+        # one ``confirm`` answers every question when given (tests); by default
+        # the one before deleting articles has No as its default
+        self._confirm = confirm or ask
+        self._confirm_delete = confirm or ask_to_delete
         self._now = now or time.time
         self.keep_changed = False
         if overlaps is None:
@@ -573,6 +616,7 @@ class FeedPropertiesDialog(QDialog):
         info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         lay.addWidget(info)
         self.error = _error_label()
+        self._error_link = _ErrorLink(self.error)
         lay.addWidget(self.error)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -605,9 +649,9 @@ class FeedPropertiesDialog(QDialog):
             lines.append(f"Content: {html.escape(hint)}")
         return "<br>".join(lines)
 
-    def show_error(self, message: str) -> None:
-        self.error.setText(message)
-        self.error.setVisible(True)
+    def show_error(self, message: str, *, field: QWidget | None = None) -> None:
+        """``field``: the one the error is about (the address by default)."""
+        self._error_link.show(message, field or self.url)
 
     @Slot()
     def save(self) -> None:
@@ -649,7 +693,7 @@ class FeedPropertiesDialog(QDialog):
                 f"With this limit, {count_of(n, 'article')} of this feed "
                 f"will be deleted now. Starred articles are kept.\n\nContinue?"
             )
-            if n > 0 and not self._confirm(self, "Keep read articles", question):
+            if n > 0 and not self._confirm_delete(self, "Keep read articles", question):
                 return
         try:
             # The feed first: a refused change (an address another feed already
@@ -694,7 +738,7 @@ class FeedPropertiesDialog(QDialog):
                 self.store.update_feed(self.feed_id, url=feed.url, auth_username=feed.auth_username)
             except SmartReaderError:
                 log.exception("could not restore the address of feed %s", self.feed_id)
-            self.show_error(f"{e} The address and user name were not changed.")
+            self.show_error(f"{e} The address and user name were not changed.", field=self.password)
             return
         self.accept()
 
@@ -717,9 +761,11 @@ class FeedPropertiesDialog(QDialog):
 class HelpOverlay(QWidget):
     """A translucent sheet over the window listing the keyboard shortcuts.
 
-    Any key or click closes it, and the focus goes back where it was (the article
-    list, say: j and Down work on at once). ``shortcuts`` is a list of
-    (section, [(keys, what)]).
+    Esc, ? or Enter (``CLOSE_KEYS``) or a click closes it, and the focus goes back
+    where it was (the article list, say: j and Down work on at once); other keys do
+    nothing (a screen reader's user reading on with the arrows closed it). To
+    screen readers it is "Keyboard shortcuts", the list its description.
+    ``shortcuts`` is a list of (section, [(keys, what)]).
 
     The card always fits inside the window, centred: two columns when they fit,
     else two with their descriptions wrapped, else one column (a 16 pt font's two
@@ -728,6 +774,10 @@ class HelpOverlay(QWidget):
     """
 
     MARGIN = 10  # the least room between the card and the window's edges
+    # (no F1: the window does not open the sheet with it)
+    CLOSE_KEYS = frozenset(
+        {Qt.Key.Key_Escape, Qt.Key.Key_Question, Qt.Key.Key_Return, Qt.Key.Key_Enter}
+    )
     COLUMN_GAP = 28
     KEY_GAP = 18  # between a key and what it does
 
@@ -737,6 +787,10 @@ class HelpOverlay(QWidget):
         super().__init__(parent)
         self.setObjectName("helpOverlay")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # What a screen reader says when the sheet takes the focus: the labels
+        # below are not reachable from it.
+        self.setAccessibleName("Keyboard shortcuts")
+        self.setAccessibleDescription(shortcuts_text(shortcuts))
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
         self._return_to: QWidget | None = None
         self.card = QWidget(self)
@@ -768,12 +822,12 @@ class HelpOverlay(QWidget):
         self.area.setWidgetResizable(True)
         self.area.setFrameShape(QFrame.Shape.NoFrame)
         self.area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # the sheet keeps the focus: any key closes it
+        # the sheet keeps the focus: its keys close it
         self.area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.area.verticalScrollBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.area.viewport().setAutoFillBackground(False)
         outer.addWidget(self.area)
-        self.hint = QLabel("Press any key to close")
+        self.hint = QLabel("Esc, ? or Enter closes this")
         self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setContentsMargins(0, 8, 0, 0)
@@ -939,15 +993,23 @@ class HelpOverlay(QWidget):
 
     def event(self, e: QEvent) -> bool:
         if e.type() == QEvent.Type.ShortcutOverride:
-            # the key only closes the sheet: the window's j or Space must not act
-            # unseen under it
+            # keys are the sheet's: the window's j or Space must not act unseen
+            # under it
             e.accept()
+            return True
+        if (
+            e.type() == QEvent.Type.KeyPress
+            and isinstance(e, QKeyEvent)
+            and e.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
+        ):
+            e.accept()  # the focus stays: it would go to a widget under the sheet
             return True
         return super().event(e)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        self.hide()
-        event.accept()
+        if event.key() in self.CLOSE_KEYS:
+            self.hide()
+        event.accept()  # other keys do nothing, and go nowhere else
 
     def mousePressEvent(self, event: Any) -> None:
         self.hide()
@@ -970,6 +1032,16 @@ class HelpOverlay(QWidget):
             back.setFocus(Qt.FocusReason.OtherFocusReason)
         else:
             parent.setFocus()
+
+
+def shortcuts_text(shortcuts: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
+    """The shortcut sheet as lines of text, for screen readers: "Articles:", then
+    "j, k: next / previous article" and so on."""
+    lines = []
+    for name, items in shortcuts:
+        lines.append(f"{name}:")
+        lines += [f"{', '.join(keys.split(' '))}: {what}" for keys, what in items]
+    return "\n".join(lines)
 
 
 class CompactingDialog(QDialog):

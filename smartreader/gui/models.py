@@ -1382,7 +1382,9 @@ class ArticleListModel(QAbstractTableModel):
             state = ", ".join(
                 s for s, on in (("unread", not row.read), ("starred", row.starred)) if on
             )
-            return f"{row.title}{', ' + state if state else ''}"
+            # what the list shows for no title, not ", unread" (or blanks said aloud)
+            title = (row.title or "").strip() or "(untitled)"
+            return f"{title}{', ' + state if state else ''}"
         if role == RowRole:
             return row
         return None

@@ -96,12 +96,25 @@ def message_box(
     return box
 
 
-def ask(parent: QWidget | None, title: str, text: str) -> bool:
-    """Yes/No question with plain text; True for Yes."""
+def ask(
+    parent: QWidget | None,
+    title: str,
+    text: str,
+    *,
+    default: QMessageBox.StandardButton = QMessageBox.StandardButton.Yes,
+) -> bool:
+    """Yes/No question with plain text; True for Yes. ``default``: the button
+    Enter presses."""
     yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
     box = message_box(QMessageBox.Icon.Question, title, text, parent, yes | no)
-    box.setDefaultButton(yes)
+    box.setDefaultButton(default)
     return bool(box.exec() == yes)
+
+
+def ask_to_delete(parent: QWidget | None, title: str, text: str) -> bool:
+    """``ask`` before deleting what no undo brings back: No is the default, so an
+    Enter pressed out of habit (or meant for the dialog below) deletes nothing."""
+    return ask(parent, title, text, default=QMessageBox.StandardButton.No)
 
 
 def warn(parent: QWidget | None, title: str, text: str) -> None:

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.core.scheduler import fetch_ceiling, requests_per_24h
 from smartreader.gui.charts import DelayBudgetChart, humanize_duration
-from smartreader.gui.safetext import ask
+from smartreader.gui.safetext import ask_to_delete
 from smartreader.storage.store import COMPACT_STOPPED
 from smartreader.text import NBSP, count_of, local_day_time
 from smartreader.updater import (
@@ -188,6 +188,9 @@ class _Pages(QScrollArea):
         self.setWidget(content)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # The first control takes the focus, not this nameless frame around them
+        # (it still scrolls to whichever control has the focus).
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         policy = self.sizePolicy()
         policy.setHeightForWidth(True)
@@ -253,7 +256,8 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl,
-        confirm: Callable[[QWidget | None, str, str], bool] = ask,
+        # asked only before deleting articles: No is its default
+        confirm: Callable[[QWidget | None, str, str], bool] = ask_to_delete,
         now: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(parent)
@@ -357,7 +361,13 @@ class SettingsDialog(QDialog):
         self.budget_spin.setSuffix(" requests/day")
         self.budget_spin.setAccelerated(True)
         self.budget_spin.setKeyboardTracking(False)
-        row.addWidget(QLabel("Request budget:"))
+        # Both are "Request budget" to a screen reader (the group's title was
+        # their name); Alt+B goes to the slider.
+        budget_label = QLabel("Request &budget:")
+        budget_label.setBuddy(self.budget_slider)
+        self.budget_slider.setAccessibleName("Request budget")
+        self.budget_spin.setAccessibleName("Request budget")
+        row.addWidget(budget_label)
         row.addWidget(self.budget_slider, 1)
         row.addWidget(self.budget_spin)
         lay.addLayout(row)
@@ -372,6 +382,7 @@ class SettingsDialog(QDialog):
 
         self.curve = DelayBudgetChart()
         self.curve.setMinimumHeight(150)
+        self.curve.setAccessibleName("Mean delay against the request budget")
         lay.addWidget(self.curve)
 
         form = QFormLayout()
@@ -380,10 +391,10 @@ class SettingsDialog(QDialog):
         self.min_interval.setSuffix(" min")
         self.min_interval.setValue(max(1, round(self._initial_min_interval / 60)))
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
-        form.addRow("Minimum interval per feed:", self.min_interval)
+        form.addRow("&Minimum interval per feed:", self.min_interval)
         # the estimate and the curve are for the interval shown, not the saved one
         self.min_interval.valueChanged.connect(self._min_interval_changed)
-        self.content_aware = QCheckBox("Prefer new content")
+        self.content_aware = QCheckBox("&Prefer new content")
         self.content_aware.setChecked(self._initial_content)
         self.content_aware.setToolTip(
             "Spend requests on feeds that say something new: items that repeat what a "
@@ -397,13 +408,13 @@ class SettingsDialog(QDialog):
     def _build_app(self) -> QGroupBox:
         box = QGroupBox("Application")
         form = QFormLayout(box)
-        self.notifications = QCheckBox("Notify me of new items and missed-item alerts")
+        self.notifications = QCheckBox("&Notify me of new items and missed-item alerts")
         self.notifications.setChecked(self._initial_notify)
-        self.tray = QCheckBox("Show an icon with the unread count in the system tray")
+        self.tray = QCheckBox("&Show an icon with the unread count in the system tray")
         self.tray.setChecked(self._initial_tray)
         # Closing the window would stop the scheduler: with an icon to come back
         # by, it can go on checking feeds in the background.
-        self.close_to_tray = QCheckBox("Keep checking feeds when the window is closed")
+        self.close_to_tray = QCheckBox("&Keep checking feeds when the window is closed")
         self.close_to_tray.setToolTip(
             "The icon in the system tray brings the window back; File ▸ Quit (Ctrl+Q) "
             "or the icon's Quit stops smartreader."
@@ -422,7 +433,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.notifications)
         form.addRow(self.tray)
         form.addRow(self.close_to_tray)
-        form.addRow("Theme:", self.theme)
+        form.addRow("&Theme:", self.theme)
         return box
 
     def _build_data(self) -> QGroupBox:
@@ -436,14 +447,24 @@ class SettingsDialog(QDialog):
         self.open_folder.clicked.connect(self._open_folder)
         row.addWidget(self.data_folder, 1)
         row.addWidget(self.open_folder)
-        form.addRow("Folder:", row)
+        # a row of two: the form gives the label no buddy, and the field was
+        # called "Data" (the group's title) by screen readers
+        folder_label = QLabel("&Folder:")
+        folder_label.setBuddy(self.data_folder)
+        self.data_folder.setAccessibleName("Data folder")
+        form.addRow(folder_label, row)
         # one row for both: the dialog must still fit a 768-pixel-high screen
         self.keep_read = self._keep_combo(self._initial_keep[0])
         self.keep_unread = self._keep_combo(self._initial_keep[1])
         keep = QHBoxLayout()
-        for text, combo in (("read ones", self.keep_read), ("unread ones", self.keep_unread)):
+        # (no Alt+R: a style may give "Restore Defaults" its R)
+        for text, combo, name in (
+            ("r&ead ones", self.keep_read, "Keep read articles"),
+            ("&unread ones", self.keep_unread, "Keep unread articles"),
+        ):
             label = QLabel(text)
             label.setBuddy(combo)
+            combo.setAccessibleName(name)  # not just "read ones"
             keep.addWidget(label)
             keep.addWidget(combo, 1)
         form.addRow("Keep articles:", keep)
@@ -624,6 +645,22 @@ class SettingsDialog(QDialog):
                 + self._budget_used_note(b)
             )
         self._update_curve(b)
+        self._describe_curve(b, est)
+
+    def _describe_curve(self, budget: float, est: tuple[float, float] | None) -> None:
+        """The chart in words, for screen readers: a drawing says nothing to them."""
+        budgets, _smart, _fixed = self.curve.series()
+        if est is None or len(budgets) < 2 or not all(map(math.isfinite, est)):
+            text = self.curve.empty_text + "."
+        else:
+            text = (
+                f"Expected mean delay from {budgets[0]:.0f} to {budgets[-1]:.0f} requests "
+                "per day, with smart polling and with a fixed interval. At "
+                f"{budget:.0f} requests per day: "
+                f"{humanize_duration(est[0])} with smart polling, "
+                f"{humanize_duration(est[1])} with a fixed interval."
+            )
+        self.curve.setAccessibleDescription(text)
 
     def _budget_extremes_note(self, budget: float, usable: int) -> str:
         """Warnings at either end: fewer requests than feeds (some go unchecked for

@@ -171,7 +171,7 @@ def test_overview_lists_every_feed_sorted_with_summary(qtbot, store, updater_on)
     assert ids[1] in summary.feeds_starved
     assert ov.starved.isVisibleTo(panel) and "beta" in ov.starved.text()
     with qtbot.wait_signal(panel.feedActivated, timeout=1000) as sig:
-        ov.table.doubleClicked.emit(ov.proxy.index(1, 0))
+        ov.table.activated.emit(ov.proxy.index(1, 0))
     assert sig.args == [ids[1]]
 
 

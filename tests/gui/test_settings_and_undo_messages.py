@@ -154,29 +154,29 @@ def drop(win, fid: int, folder: str) -> None:
 def test_undoing_a_move_says_where_the_feed_went_back_to(env, qtbot, feeds):
     _alpha, beta = feeds
     win = env.window(start_scheduler=False)
-    z = win._undo_key()
+    z, y = win._undo_key(), win._redo_key()
     drop(win, beta, "Blogs")
     assert message(win) == f"Moved “Beta” to “Blogs” — {z} undoes it"
     ctrl_z(qtbot, win)
     assert env.store.feed(beta).folder == "News"
-    assert message(win) == "Moved “Beta” back to “News”"
+    assert message(win) == f"Moved “Beta” back to “News” — {y} redoes it"
     win.act_redo.trigger()
     assert message(win) == f"Moved “Beta” to “Blogs” — {z} undoes it"
     drop(win, beta, "News")
     win.undo_stack.undo()
-    assert message(win) == "Moved “Beta” back to “Blogs”"
+    assert message(win) == f"Moved “Beta” back to “Blogs” — {y} redoes it"
 
 
 def test_undoing_mark_all_read_says_they_are_unread_again(env, qtbot, feeds):
     alpha, _beta = feeds
     win = env.window(start_scheduler=False)
-    z = win._undo_key()
+    z, y = win._undo_key(), win._redo_key()
     win.select_feed(alpha)
     win.mark_all_read()
     assert message(win) == f"Marked 3 articles as read — {z} undoes it"
     ctrl_z(qtbot, win)
     assert unread_of(win, f"feed:{alpha}") == 3
-    assert message(win) == "Marked 3 articles as unread again"
+    assert message(win) == f"Marked 3 articles as unread again — {y} redoes it"
     win.act_redo.trigger()
     assert message(win) == f"Marked 3 articles as read — {z} undoes it"
 
@@ -184,7 +184,7 @@ def test_undoing_mark_all_read_says_they_are_unread_again(env, qtbot, feeds):
 def test_starring_then_undo_names_the_article(env, qtbot, feeds):
     alpha, _beta = feeds
     win = env.window(start_scheduler=False)
-    z = win._undo_key()
+    z, y = win._undo_key(), win._redo_key()
     win.select_feed(alpha)
     win.mark_all_read()  # its "— Ctrl+Z undoes it" must not outlive the next step
     win.list.setFocus()
@@ -196,19 +196,19 @@ def test_starring_then_undo_names_the_article(env, qtbot, feeds):
     assert message(win) == f"Starred “{title}” — {z} undoes it"
     ctrl_z(qtbot, win)
     assert not env.store.entry(eid).starred
-    assert message(win) == f"Unstarred “{title}” again"
+    assert message(win) == f"Unstarred “{title}” again — {y} redoes it"
 
 
 def test_undoing_a_rename_says_the_old_name(env, qtbot, feeds, monkeypatch):
     alpha, _beta = feeds
     win = env.window(start_scheduler=False)
-    z = win._undo_key()
+    z, y = win._undo_key(), win._redo_key()
     win.select_feed(alpha)
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("My alpha", True))
     win.rename_node()
     assert message(win) == f"Renamed “Alpha” to “My alpha” — {z} undoes it"
     ctrl_z(qtbot, win)
-    assert message(win) == "Renamed “My alpha” back to “Alpha”"
+    assert message(win) == f"Renamed “My alpha” back to “Alpha” — {y} redoes it"
     win.act_redo.trigger()
     assert message(win) == f"Renamed “Alpha” to “My alpha” — {z} undoes it"
 
