@@ -126,7 +126,14 @@ from smartreader.gui.models import (
     tree_icon_side,
 )
 from smartreader.gui.prefs import Prefs
-from smartreader.gui.safetext import ElidedLabel, ask, message_box, plain_label, warn
+from smartreader.gui.safetext import (
+    ElidedLabel,
+    ask,
+    ask_to_delete,
+    message_box,
+    plain_label,
+    warn,
+)
 from smartreader.gui.settings import SettingsDialog
 from smartreader.gui.tray import TrayIcon, app_icon
 from smartreader.gui.worker import SchedulerStatus, SchedulerThread
@@ -1648,7 +1655,10 @@ class MainWindow(QMainWindow):
             question = f"Delete the folder “{node.title}”? Its feeds move to the top level."
         else:
             return
-        if confirm and not ask(self, "smartreader", question):
+        # Enter must not delete for good what no undo brings back (a feed too big
+        # to keep for one): No is then the default
+        final = node.kind == "feed" and not undoable(self.store, int(node.id))
+        if confirm and not (ask_to_delete if final else ask)(self, "smartreader", question):
             return
         if node.kind == "feed":
             done = self._unsubscribe(int(node.id), keep_for_undo=True)

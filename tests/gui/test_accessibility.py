@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from smartreader import subscriptions
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.activity import ActivityPanel, OverviewView
 from smartreader.gui.alerts import AlertsView
@@ -35,6 +36,7 @@ from smartreader.gui.settings import SettingsDialog
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.updater import KEEP_READ_DAYS, Updater
 from tests.gui.test_activity import _history, _learned_state
+from tests.gui.test_mainwindow import stored_feed
 from tests.storage.test_store import entry
 
 pytestmark = [
@@ -471,6 +473,26 @@ def test_enter_at_the_feeds_delete_question_deletes_nothing(qtbot, store, aged):
     dlg.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
     assert seen == [QMessageBox.StandardButton.No]
     assert store.feed(aged).keep_days is None and dlg.isVisible()
+
+
+@pytest.mark.parametrize("too_big", [True, False])
+def test_enter_at_a_final_unsubscribe_deletes_nothing(env, qtbot, monkeypatch, too_big):
+    """A feed too big to keep for an undo is deleted for good: No is the default
+    then. One that Ctrl+Z brings back keeps Yes (a quick Del, Enter)."""
+    fid = stored_feed(env, "Big", 3)
+    win = env.window()
+    win.select_feed(fid)
+    if too_big:
+        monkeypatch.setattr(subscriptions, "UNDO_MAX_BYTES", 0)
+    seen: list = []
+    _answer_the_question(qtbot, Qt.Key.Key_Return, seen)
+    win.delete_node()
+    if too_big:
+        assert seen == [QMessageBox.StandardButton.No]
+        assert env.store.feed(fid).id == fid  # still subscribed
+    else:
+        assert seen == [QMessageBox.StandardButton.Yes]
+        assert fid not in [f.id for f in env.store.feeds()]
 
 
 # -- errors in forms ----------------------------------------------------------
