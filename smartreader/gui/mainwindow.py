@@ -65,6 +65,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QPen,
+    QShortcut,
     QTextCursor,
     QUndoCommand,
     QUndoStack,
@@ -892,6 +893,8 @@ class MainWindow(QMainWindow):
         self.tree.addAction(self.act_delete)
         self.act_activity = a("Feed &activity", lambda: self.tabs.setCurrentWidget(self.activity))
         self.act_alerts = a("Al&erts", lambda: self.tabs.setCurrentWidget(self.alerts_view))
+        menu_key = QShortcut(QKeySequence("Shift+F10"), self)
+        menu_key.activated.connect(self._shift_f10)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(20)  # each step holds its article ids
         self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
@@ -2183,18 +2186,28 @@ class MainWindow(QMainWindow):
             and event.reason() == QContextMenuEvent.Reason.Keyboard
             and (watched is self.list or watched is self.tree)
         ):
-            view = self.list if watched is self.list else self.tree
-            idx = view.currentIndex()
-            pos = QPoint(0, 0)
-            if idx.isValid():
-                view.scrollTo(idx)
-                pos = view.visualRect(idx).center()
-            if view is self.list:
-                self._list_menu(pos, idx)
-            else:
-                self._tree_menu(pos, idx)
+            self._keyboard_menu(self.list if watched is self.list else self.tree)
             return True
         return super().eventFilter(watched, event)
+
+    def _keyboard_menu(self, view: QAbstractItemView) -> None:
+        """The tree's or the list's menu for its current item, shown at it."""
+        idx = view.currentIndex()
+        pos = QPoint(0, 0)
+        if idx.isValid():
+            view.scrollTo(idx)
+            pos = view.visualRect(idx).center()
+        if view is self.list:
+            self._list_menu(pos, idx)
+        else:
+            self._tree_menu(pos, idx)
+
+    def _shift_f10(self) -> None:
+        # Shift+F10 opens the context menu in GTK and Windows programs; Qt makes
+        # a menu of it only on Windows
+        fw = QApplication.focusWidget()
+        if fw is self.list or fw is self.tree:
+            self._keyboard_menu(fw)
 
     def keyPressEvent(self, event: Any) -> None:
         if event.key() == Qt.Key.Key_Escape and (self.search.hasFocus() or self.search.text()):

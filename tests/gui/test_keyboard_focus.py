@@ -378,3 +378,22 @@ def test_an_undo_says_which_key_redoes_it_and_that_key_does(env, qtbot):
     combo = redo[0]
     qtbot.keyClick(win.list, combo.key(), combo.keyboardModifiers())
     assert unread_of(win, f"feed:{fid}") == 0
+
+
+def test_shift_f10_opens_the_menu_of_the_current_row(env, qtbot, menus):
+    """GTK and Windows programs open the context menu with Shift+F10; Qt makes
+    a menu of it only on Windows. On the list and the tree it is the menu of the
+    current row, as the Menu key's; elsewhere it does nothing."""
+    fid = stored_feed(env, "Alpha", 8)
+    win = _shown_feed(env, qtbot, fid, 8)
+    _focus(qtbot, win.list)
+    for _ in range(3):
+        qtbot.keyClick(win.list, Qt.Key.Key_N)
+    qtbot.keyClick(win.list, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert menus and "&Star" in menus[-1] and win.selected_row() == 2
+    _focus(qtbot, win.tree)
+    qtbot.keyClick(win.tree, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert len(menus) == 2 and win.act_delete.text() in menus[-1]
+    _focus(qtbot, win.search)
+    qtbot.keyClick(win.search, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert len(menus) == 2
