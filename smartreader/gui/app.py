@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from smartreader import __version__, resources
 from smartreader.errors import ReadOnlyDataError, SmartReaderError, StorageError
+from smartreader.gui.charts import contrast
 from smartreader.gui.prefs import Prefs
 from smartreader.gui.safetext import inform, message_box
 from smartreader.gui.tray import app_icon
@@ -148,20 +149,6 @@ def _system_is_dark() -> bool:
         return False
 
 
-def _luminance(c: QColor) -> float:
-    """WCAG 2 relative luminance."""
-
-    def lin(v: float) -> float:
-        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
-
-
-def _contrast(a: QColor, b: QColor) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 _ACTIVE, _INACTIVE = QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive
 _Role = QPalette.ColorRole
 _colour_cache: dict[tuple[str, int, int, int], QColor] = {}
@@ -185,12 +172,12 @@ def muted_selection(pal: QPalette) -> QColor:
         hue = max(active.hslHueF(), 0.0)  # -1 for a grey highlight
         sat = min(active.hslSaturationF(), 0.15)
         shades = [QColor.fromHslF(hue, sat, i / 200) for i in range(201)]
-        readable = [c for c in shades if _contrast(c, text) >= 4.6] or shades
-        seen = [c for c in readable if _contrast(c, base) >= 3.1]
+        readable = [c for c in shades if contrast(c, text) >= 4.6] or shades
+        seen = [c for c in readable if contrast(c, base) >= 3.1]
         if seen:
-            best = min(seen, key=lambda c: _contrast(c, base))
+            best = min(seen, key=lambda c: contrast(c, base))
         else:  # an odd palette: the text first, then as far from the base as it allows
-            best = max(readable, key=lambda c: (_contrast(c, text) >= 4.6, _contrast(c, base)))
+            best = max(readable, key=lambda c: (contrast(c, text) >= 4.6, contrast(c, base)))
         _colour_cache[key] = best
     return QColor(_colour_cache[key])
 
@@ -205,9 +192,7 @@ def focus_ring_colour(pal: QPalette) -> QColor:
         roles = (_Role.Text, _Role.HighlightedText, _Role.WindowText)
         candidates = [pal.color(_ACTIVE, r) for r in roles]
         candidates += [QColor(0, 0, 0), QColor(255, 255, 255)]
-        _colour_cache[key] = max(
-            candidates, key=lambda c: min(_contrast(c, sel), _contrast(c, base))
-        )
+        _colour_cache[key] = max(candidates, key=lambda c: min(contrast(c, sel), contrast(c, base)))
     return QColor(_colour_cache[key])
 
 

@@ -103,11 +103,40 @@ def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
+def luminance(c: QColor) -> float:
+    """WCAG 2 relative luminance."""
+
+    def lin(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG 2 contrast ratio: 1 (the same) to 21; text wants 4.5, marks 3."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+_accents: dict[tuple[int, int, int], QColor] = {}
+
+
 def accent(palette: QPalette, hue: int) -> QColor:
-    """A saturated colour of ``hue`` that contrasts with the palette's base."""
-    if is_dark(palette):
-        return QColor.fromHsl(hue, 200, 165)
-    return QColor.fromHsl(hue, 190, 95)
+    """A saturated colour of ``hue`` that reads as text on the palette's base and
+    window (4.5:1), on any palette: its usual lightness where that reads, else
+    the nearest that does (amber on white was 4.4:1; a system palette's mid grey
+    would take neither of ours), else the one that contrasts most."""
+    base = palette.color(QPalette.ColorRole.Base)
+    window = palette.color(QPalette.ColorRole.Window)
+    key = (hue, base.rgba(), window.rgba())
+    if key not in _accents:
+        sat, light = (200, 165) if is_dark(palette) else (190, 95)
+        shades = [QColor.fromHsl(hue, sat, v) for v in range(256)]
+        worst = [min(contrast(c, base), contrast(c, window)) for c in shades]
+        ok = [v for v in range(256) if worst[v] >= 4.5]
+        v = min(ok, key=lambda v: abs(v - light)) if ok else max(range(256), key=worst.__getitem__)
+        _accents[key] = shades[v]
+    return QColor(_accents[key])
 
 
 def series_color(palette: QPalette) -> QColor:
