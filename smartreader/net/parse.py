@@ -27,6 +27,7 @@ from urllib.parse import urljoin, urlsplit
 import feedparser
 from feedparser.exceptions import ThingsNobodyCaresAboutButMe
 
+from smartreader.core.identity import told_apart
 from smartreader.core.models import Enclosure, ParsedEntry, ParsedFeed
 from smartreader.errors import ParseError
 from smartreader.net.sanitize import (
@@ -285,7 +286,7 @@ def _distinct(entries: list[ParsedEntry]) -> list[ParsedEntry]:
     seen: set[str] = set()
     for e in entries:
         if counts[e.uid] > 1:
-            e = replace(e, uid=f"{e.uid}#{_content_hash(e.link or '', e.title)[7:23]}")
+            e = replace(e, uid=told_apart(e.uid, e.link, e.title))
         if e.uid not in seen:
             seen.add(e.uid)
             out.append(e)

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smartreader.core.address import canonical_url
+from smartreader.core.identity import told_apart
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
     DatabaseCorruptError,
@@ -1148,7 +1149,10 @@ class Store:
                         e.published,
                         e.updated,
                         rec.time,
-                        e.published if e.published is not None else rec.time,
+                        # a date ahead of its arrival (a local time read as UTC, a
+                        # slow clock) would hold the item above newer ones: shown
+                        # as dated, sorted as it arrived
+                        min(e.published, rec.time) if e.published is not None else rec.time,
                         e.content,
                         e.summary,
                         _enclosures_to_json(e.enclosures),
@@ -1157,22 +1161,32 @@ class Store:
                 if cur.rowcount:
                     new_ids.append(int(cur.lastrowid or 0))
                 else:
-                    # Same item, possibly edited upstream: refresh the text only.
+                    # Same item, possibly edited upstream: its text, and a link,
+                    # author or enclosure fixed there (a draft's ?p=123 link, a
+                    # broken episode file); read/starred flags stay.
+                    encs = _enclosures_to_json(e.enclosures)
                     db.execute(
                         "UPDATE entries SET title = ?, title_key = ?, content = ?, summary = ?, "
-                        "updated = ? WHERE feed_id = ? AND uid = ? "
-                        "AND (title != ? OR content != ? OR summary != ?)",
+                        "updated = ?, link = ?, author = ?, enclosures = ? "
+                        "WHERE feed_id = ? AND uid = ? AND (title != ? OR content != ? "
+                        "OR summary != ? OR link IS NOT ? OR author != ? OR enclosures != ?)",
                         (
                             e.title,
                             _casefold(e.title),
                             e.content,
                             e.summary,
                             e.updated,
+                            e.link,
+                            e.author,
+                            encs,
                             rec.feed_id,
                             e.uid,
                             e.title,
                             e.content,
                             e.summary,
+                            e.link,
+                            e.author,
+                            encs,
                         ),
                     )
             sets = ["last_fetched = ?"]
@@ -1328,8 +1342,9 @@ class Store:
         recognised.
         """
         entries = tuple(entries)
-        in_doc = {e.uid for e in entries}
         with self._lock:
+            entries = self._told_apart(feed_id, entries)
+            in_doc = {e.uid for e in entries}
             known = self._uids_in(self._db, feed_id, list(in_doc), ("entries", "purged_entries"))
             fresh = [e for e in entries if e.uid not in known and e.link and e.title]
             if not fresh:
@@ -1369,6 +1384,42 @@ class Store:
         if not renamed:
             return entries
         return tuple(replace(e, uid=renamed[e.uid]) if e.uid in renamed else e for e in entries)
+
+    def _told_apart(
+        self, feed_id: int, entries: tuple[ParsedEntry, ...]
+    ) -> tuple[ParsedEntry, ...]:
+        """``entries``, each that reuses a stored article's id for another item
+        given the id ``net/parse`` gives items that share one in a document.
+
+        A feed that gives every item one guid, showing one item at a time, sent
+        each new post under the id of the first: it overwrote that article's
+        title and text and never came as new. Another item is one whose link and
+        title both differ from the stored article's (a link fixed upstream, or a
+        title edited, is the same item)."""
+        found: dict[str, tuple[str, str]] = {}
+        for i in range(0, len(entries), 500):
+            chunk = [e.uid for e in entries[i : i + 500]]
+            found.update(
+                (r[0], (r[1], r[2]))
+                for r in self._db.execute(
+                    f"SELECT uid, link, title FROM entries WHERE feed_id = ? "
+                    f"AND uid IN ({','.join('?' * len(chunk))})",
+                    (feed_id, *chunk),
+                )
+            )
+        out = []
+        for e in entries:
+            stored = found.get(e.uid)
+            if (
+                stored is not None
+                and e.link
+                and stored[0]
+                and stored[0] != e.link
+                and stored[1] != e.title
+            ):
+                e = replace(e, uid=told_apart(e.uid, e.link, e.title))
+            out.append(e)
+        return tuple(out)
 
     @staticmethod
     def _uids_in(

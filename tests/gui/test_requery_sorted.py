@@ -76,7 +76,9 @@ def add(store: Store, tag: str, *, newest: bool, base: float = 9000.0) -> list[i
             )
             for i in range(7)
         ]
-        ids += store.record_fetch(FetchRecord(f.id, 6000.0, "ok", entries=entries)).new_entry_ids
+        # fetched after they were published (a date ahead of its fetch sorts as fetched)
+        at = max(6000.0, base + 100.0)
+        ids += store.record_fetch(FetchRecord(f.id, at, "ok", entries=entries)).new_entry_ids
     return ids
 
 

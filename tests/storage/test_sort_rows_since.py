@@ -15,10 +15,10 @@ def test_entry_sort_rows_since_and_of(tmp_path):
     a = s.add_feed("https://a.example/feed")
     b = s.add_feed("https://b.example/feed")
     s.record_fetch(
-        FetchRecord(a, 10.0, "ok", entries=[pe(f"a{i}", 100.0 + i, f"A{i}") for i in range(5)])
+        FetchRecord(a, 1000.0, "ok", entries=[pe(f"a{i}", 100.0 + i, f"A{i}") for i in range(5)])
     )
     s.record_fetch(
-        FetchRecord(b, 10.0, "ok", entries=[pe(f"b{i}", 200.0 + i, f"B{i}") for i in range(5)])
+        FetchRecord(b, 1000.0, "ok", entries=[pe(f"b{i}", 200.0 + i, f"B{i}") for i in range(5)])
     )
     s.set_read([7])
     rows = sorted(s.entry_sort_rows_since(4))
