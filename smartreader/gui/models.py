@@ -16,6 +16,9 @@ Flag changes invalidate single rows (``refresh_ids``), never the whole list.
 A re-query after an update reads only the entries stored since the list was read
 and inserts them (on top newest-first, else each at its place in the sort order,
 found by a binary search that reads the keys of a few rows), never a reset.
+An entry whose title changes while a title-sorted list loads (an edit a fetch
+stored) is read once and put at its place when the load ends; a feed renamed while
+a feed-sorted list loads makes the re-query read the whole list, ending the load.
 
 Neither model writes to the store; the main window does, then tells the model.
 """
@@ -682,6 +685,24 @@ LOAD_SLICE_S = 0.008
 INSERT_RUNS_MAX = 32
 # A search collects its matches this many entry ids at a time.
 SEARCH_SLICE = 5_000
+# The end of a title-sorted load reads the rows of this many of the feeds fetched
+# meanwhile per step (up to 20 a query goes by the feeds' own index).
+MOVED_FEEDS = 20
+
+
+def _merged(
+    ids: list[int], fresh: list[tuple[Any, int]], placed: list[tuple[int, int, int]]
+) -> list[int]:
+    """``ids`` with ``fresh[a:b]``'s ids inserted before row ``at`` for each
+    ``(a, b, at)`` of ``placed`` (``ArticleListModel._places``)."""
+    out: list[int] = []
+    prev = 0
+    for a, b, at in placed:
+        out += ids[prev:at]
+        prev = at
+        out += [i for _k, i in fresh[a:b]]
+    out += ids[prev:]
+    return out
 
 
 def format_when(t: float, now: float | None = None) -> str:
@@ -745,6 +766,15 @@ class ArticleListModel(QAbstractTableModel):
         self._page_after: Any = None
         self._matches: set[int] | None = None
         self._pager_done = False  # the last page is in (the next step ends it)
+        # The ids the pager read, and a re-query inserted, while the list loads:
+        # each is added once (see _unseen).
+        self._seen: set[int] = set()
+        # Sorted by title: the id of the newest fetch-log row when the key pages
+        # began, and the (id, feed_id, title, sort_time) rows of the feeds fetched
+        # since then, read after the last page (their titles may have changed:
+        # see _settle).
+        self._log_mark = 0
+        self._moved_rows: list[tuple[int, int, str, float]] = []
         # The folded feed titles the list was sorted by (sorting by feed).
         self._sorted_feed_titles: dict[int, str] = {}
         self._load_timer = QTimer(self)
@@ -810,6 +840,8 @@ class ArticleListModel(QAbstractTableModel):
         self._page_after = None
         self._matches = None
         self._pager_done = False
+        self._moved_rows = []
+        self._seen = set()
         self._set_ids([])
         self._loader = self._pages()
         self._pending = True
@@ -822,14 +854,17 @@ class ArticleListModel(QAbstractTableModel):
             have = set(self._ids)
             parked = [i for i in dict.fromkeys(keep) if i not in have]
             self._ids.extend(parked)
-            if self._pending:
-                self._parked = parked
+            self._parked = parked
         if self._pending:
             self._load_timer.start()
+        else:  # inside the caller's reset or layout change: no signals of its own
+            self._settle(signals=False)
+            self._parked = []
 
     def _pages(self) -> Iterator[list[int]]:
         """The list in small steps: a search first collects its matches in slices
-        of the id range, then key pages in list order (each an index range scan)."""
+        of the id range, then key pages in list order (each an index range scan);
+        sorted by title, then the rows of the feeds fetched meanwhile."""
         matches: set[int] | None = None
         if "search" in self._query:
             text = str(self._query["search"])
@@ -844,8 +879,15 @@ class ArticleListModel(QAbstractTableModel):
         if self._sort_col == COL_FEED:
             yield from self._feed_pages(q, matches)
             return
-        if self._sort_col == COL_TITLE:
+        by_title = self._sort_col == COL_TITLE
+        if by_title:
             desc = self._descending()
+            # Before the first page: a fetch logged after this can have changed
+            # the titles (the keys) of its feed's entries between two pages. The
+            # newest row by time: its id is at most the last one's (fetches are
+            # stored out of time order), so later a few feeds too many at worst.
+            log = self.store.fetch_log(limit=1)
+            self._log_mark = log[0].id if log else 0
 
             def page(after: Any, n: int) -> list[Any]:
                 return list(self.store.entry_title_keys(descending=desc, after=after, limit=n, **q))
@@ -857,8 +899,10 @@ class ArticleListModel(QAbstractTableModel):
 
         after: Any = None
         n = FIRST_PAGE
+        pages = 0
         while True:
             keys = page(after, n)
+            pages += 1
             # A short page is the last: the pager reads nothing after it (a
             # re-query meanwhile must not leave the keys after it to the pager).
             self._pager_done = len(keys) < n
@@ -869,8 +913,28 @@ class ArticleListModel(QAbstractTableModel):
                 else:
                     yield [k[0] for k in keys]
             if len(keys) < n:
-                return
+                break
             n = KEY_PAGE
+        if by_title and pages > 1:  # one page is one query: it cannot race
+            yield from self._moved_steps(q)
+
+    def _moved_steps(self, q: dict[str, Any]) -> Iterator[list[int]]:
+        """After the last title page: the rows, with their titles now, of the
+        list's entries in the feeds that have a fetch logged since the first page
+        (only a fetch changes a title, and every fetch is logged), a few feeds a
+        step; ``_settle`` puts those whose title moved at their places. A feed's
+        newest log row by time is its last fetch (a feed's fetches are serial)."""
+        mark = self._log_mark
+        fetched = sorted(f for f, row in self.store.last_fetches().items() if row.id > mark)
+        wanted = q.get("feed_ids")
+        if wanted is not None:
+            shown = set(wanted)
+            fetched = [f for f in fetched if f in shown]
+        rest = {k: v for k, v in q.items() if k != "feed_ids"}
+        for k in range(0, len(fetched), MOVED_FEEDS):
+            chunk = fetched[k : k + MOVED_FEEDS]
+            self._moved_rows += self.store.entry_sort_rows(feed_ids=chunk, **rest)
+            yield []
 
     def _feed_pages(self, q: dict[str, Any], matches: set[int] | None) -> Iterator[list[int]]:
         """Sorted by feed: the feeds in case-folded title order (feeds with the same
@@ -920,13 +984,28 @@ class ArticleListModel(QAbstractTableModel):
             self._pending = False
             return []
         try:
-            page = next(self._loader)
+            page = self._unseen(next(self._loader))
         except StopIteration:
             self._loader = None
             self._pending = False
+            self._seen = set()
             return []
         if page and max(page) > self._max_id:
             self._above.update(i for i in page if i > self._max_id)
+        return page
+
+    def _unseen(self, page: list[int]) -> list[int]:
+        """A page without the ids already read (one query: none twice within it).
+        An id read again is an entry whose title changed after its page (a fetch
+        stored an edit) to a key the pager had not reached yet: it keeps its row,
+        and the end of the load puts it at its place (``_settle``). Parked ids are
+        not in ``_seen``: their page moves them to their places."""
+        seen = self._seen
+        if seen.isdisjoint(page):  # the common case, at C speed
+            seen.update(page)
+            return page
+        page = [i for i in page if i not in seen]
+        seen.update(page)
         return page
 
     def _load_more(self) -> None:
@@ -945,17 +1024,16 @@ class ArticleListModel(QAbstractTableModel):
     def _append(self, new: list[int]) -> None:
         if self._parked:
             self._append_before_parked(new)
-            if not self._pending:
-                self._parked = []  # the list is complete: the rest stay at the end
-            return
-        if not new:
-            return
-        n = len(self._ids)
-        self.beginInsertRows(QModelIndex(), n, n + len(new) - 1)
-        self._ids.extend(new)
-        if self._pos_cache is not None:
-            self._pos_cache.update((i, n + k) for k, i in enumerate(new))
-        self.endInsertRows()
+        elif new:
+            n = len(self._ids)
+            self.beginInsertRows(QModelIndex(), n, n + len(new) - 1)
+            self._ids.extend(new)
+            if self._pos_cache is not None:
+                self._pos_cache.update((i, n + k) for k, i in enumerate(new))
+            self.endInsertRows()
+        if not self._pending:
+            self._settle()
+            self._parked = []  # the list is complete: the rest stay at the end
 
     def _append_before_parked(self, new: list[int]) -> None:
         """Insert a page before the parked rows; a parked id in it moves to its place."""
@@ -1084,6 +1162,8 @@ class ArticleListModel(QAbstractTableModel):
                 self._matches.update(later)
         added = self._insert_in_order(fresh, key, rev)
         self._above.update(i for i in added if i > max_id)
+        if self._pending:  # a title changed past the pager: its page reads it again
+            self._seen.update(added)
         return added + later
 
     def _set_max_id(self, max_id: int) -> None:
@@ -1137,7 +1217,38 @@ class ArticleListModel(QAbstractTableModel):
         if not fresh:
             return []
         ids = self._ids
-        n = len(ids) - len(self._parked)
+        placed = self._places(fresh, key, rev, ids, len(ids) - len(self._parked))
+        self._pos_cache = None
+        runs = len({at for _a, _b, at in placed})
+        if runs > INSERT_RUNS_MAX:
+            return self._merge_in(fresh, placed)
+        added: list[int] = []
+        k = 0
+        while k < len(placed):
+            a, b, at = placed[k]
+            k += 1
+            while k < len(placed) and placed[k][2] == at:  # the same gap: one run
+                b = placed[k][1]
+                k += 1
+            run = [i for _k, i in fresh[a:b]]
+            at += len(added)  # rows inserted above
+            self.beginInsertRows(QModelIndex(), at, at + len(run) - 1)
+            ids[at:at] = run
+            self.endInsertRows()
+            added += run
+        return added
+
+    def _places(
+        self,
+        fresh: list[tuple[Any, int]],
+        key: Callable[[tuple[int, int, str, float]], Any],
+        rev: bool,
+        ids: list[int],
+        n: int,
+    ) -> list[tuple[int, int, int]]:
+        """Where ``(key, id)``s in list order go among ``ids[:n]`` (rows in list
+        order): ``(a, b, row)``, fresh[a:b] before row ``row``, sorted (see
+        ``_insert_in_order``)."""
         fk = [k for k, _i in fresh]
         keys: dict[int, Any] = {}
         # (row range lo..hi, fresh[a:b]) still to place; then (a, b, row) placed.
@@ -1170,25 +1281,7 @@ class ArticleListModel(QAbstractTableModel):
                     else:
                         placed.append((a, b, lo))
         placed.sort()
-        self._pos_cache = None
-        runs = len({at for _a, _b, at in placed})
-        if runs > INSERT_RUNS_MAX:
-            return self._merge_in(fresh, placed)
-        added: list[int] = []
-        k = 0
-        while k < len(placed):
-            a, b, at = placed[k]
-            k += 1
-            while k < len(placed) and placed[k][2] == at:  # the same gap: one run
-                b = placed[k][1]
-                k += 1
-            run = [i for _k, i in fresh[a:b]]
-            at += len(added)  # rows inserted above
-            self.beginInsertRows(QModelIndex(), at, at + len(run) - 1)
-            ids[at:at] = run
-            self.endInsertRows()
-            added += run
-        return added
+        return placed
 
     def _merge_in(
         self, fresh: list[tuple[Any, int]], placed: list[tuple[int, int, int]]
@@ -1222,22 +1315,116 @@ class ArticleListModel(QAbstractTableModel):
         self.layoutChanged.emit()
         return added
 
+    def _settle(self, *, signals: bool = True) -> None:
+        """The end of a title-sorted load: put the entries of the feeds fetched
+        while it loaded (``_moved_rows``) at their places by their titles now.
+
+        A title changed between two pages moves its entry across the pager: from
+        after it to before it, no page reads the entry (it is added here); from
+        before it to after it, a later page reads it again (``_unseen`` dropped
+        that) and its row is where its old title was (it moves here). The other
+        rows' keys did not change, so they are in order and the binary search of
+        ``_insert_in_order`` among them is exact. ``signals``: off inside the
+        caller's reset or layout change."""
+        rows, self._moved_rows = self._moved_rows, []
+        if not rows:
+            return
+        pos = self._pos
+        matches = self._matches
+        key, rev = self._list_key()
+        # The list's entries, and the ones it should have: those a re-query would
+        # not add (stored after the list's max id, they are the next re-query's).
+        keys = {
+            r[0]: key(r)
+            for r in rows
+            if r[0] in pos or (r[0] <= self._max_id and (matches is None or r[0] in matches))
+        }
+        held = [i for i in keys if i in pos]
+        missing = sorted(((k, i) for i, k in keys.items() if i not in pos), reverse=rev)
+        n = len(self._ids) - len(self._parked)
+        if held and not self._in_place(held, keys, n):
+            ids = self._ids
+            fresh = sorted(((keys[i], i) for i in held), reverse=rev)
+            rest = [i for i in ids[:n] if i not in keys]
+            order = _merged(rest, fresh, self._places(fresh, key, rev, rest, len(rest)))
+            self._parked = [i for i in self._parked if i not in keys]
+            self._reorder(order + [i for i in ids[n:] if i not in keys], signals)
+        if not missing:
+            return
+        if signals:
+            self._insert_in_order(missing, key, rev)
+            return
+        ids = self._ids
+        n = len(ids) - len(self._parked)
+        placed = self._places(missing, key, rev, ids, n)
+        self._set_ids(_merged(ids[:n], missing, placed) + ids[n:])
+
+    def _in_place(self, held: list[int], keys: dict[int, Any], n: int) -> bool:
+        """Whether these rows (``keys``: their keys now) are in order with their
+        neighbours among the first ``n`` rows. The rows not in ``keys`` kept their
+        keys, so then the whole list is in order (the common case: a feed fetched,
+        no title changed), and nothing needs to move."""
+        key, rev = self._list_key()
+        ids, pos = self._ids, self._pos
+        near: set[int] = set()
+        for i in held:
+            p = pos[i]
+            if p >= n:  # parked: its page never came (its title moved before it)
+                return False
+            near.update(ids[max(p - 1, 0) : p + 2])
+        known = dict(keys)
+        known.update((r[0], key(r)) for r in self.store.entry_sort_rows_of(near - keys.keys()))
+        for i in held:
+            p = pos[i]
+            for a in (p - 1, p):
+                if a < 0 or a + 1 >= n:
+                    continue
+                ka, kb = known.get(ids[a]), known.get(ids[a + 1])
+                if ka is not None and kb is not None and (ka < kb if rev else ka > kb):
+                    return False
+        return True
+
+    def _reorder(self, ids: list[int], signals: bool) -> None:
+        """Replace the list with a reordering of it; the view's rows follow their ids."""
+        if not signals:
+            self._set_ids(ids)
+            return
+        self.layoutAboutToBeChanged.emit()
+        old_persistent = self.persistentIndexList()
+        old_ids = [self._ids[p.row()] if p.row() < len(self._ids) else -1 for p in old_persistent]
+        self._set_ids(ids)
+        pos = self._pos
+        new = [
+            self.index(pos[i], p.column()) if i in pos else QModelIndex()
+            for i, p in zip(old_ids, old_persistent, strict=True)
+        ]
+        self.changePersistentIndexList(old_persistent, new)
+        self.layoutChanged.emit()
+
     def _requery_all(self) -> list[int]:
         """Re-read the whole list (sorted by feed after a feed was renamed) and
         reset the model if anything moved or is new; rows no longer matching stay,
-        at the end."""
+        at the end. A load still going ends: this is the whole list, and its feed
+        pager, in the old title order, would read it all again."""
         self._max_id = self.store.max_entry_id()
         fresh = self._feed_sorted_ids()
         self._above = {i for i in fresh if i > self._max_id}
         new = [i for i in fresh if i not in self._pos]
         matching = set(fresh)
         ids = fresh + [i for i in self._ids if i not in matching]
-        if ids == self._ids:
-            return []
-        self.beginResetModel()
-        self._set_ids(ids)
-        self.endResetModel()
-        return new
+        was_loading = self._pending
+        self._load_timer.stop()
+        self._loader = None
+        self._pending = False
+        self._parked = []
+        self._seen = set()
+        if ids != self._ids:
+            self.beginResetModel()
+            self._set_ids(ids)
+            self.endResetModel()
+        if was_loading:
+            self.loaded.emit()
+        return new  # empty when nothing changed (every fresh id was in the list)
 
     def _row(self, r: int) -> Any:
         eid = self._ids[r]
