@@ -1523,8 +1523,13 @@ class MainWindow(QMainWindow):
             ids = self.store.mark_read(self.list_model.ids())
         else:
             feeds = self.tree_model.feed_ids_for(self.tree.currentIndex())
-            # Only what was already there: items arriving meanwhile stay unread.
-            ids = self.store.mark_all_read(feeds, before=time.time())
+            # Only what the list was read from: items stored since stay unread
+            # (by the clock, those stored in the second before the list caught up
+            # went too, never shown)
+            upto, above = self.list_model.shown_upto()
+            ids = self.store.mark_all_read(feeds, upto_id=upto)
+            if above:
+                ids += self.store.mark_read(sorted(above))
         self._marked_read(ids, whole_list=True)
 
     def mark_above_read(self) -> None:

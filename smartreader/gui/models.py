@@ -1471,6 +1471,12 @@ class ArticleListModel(QAbstractTableModel):
         self.finish_loading()
         return list(self._ids)
 
+    def shown_upto(self) -> tuple[int, set[int]]:
+        """What the list was read from: every entry of its query up to this id,
+        and these entries stored since that a page picked up. An entry stored
+        after both is not in the list yet (the next re-query brings it)."""
+        return self._max_id, set(self._above)
+
     def entry_id(self, row: int) -> int:
         return self._ids[row]
 

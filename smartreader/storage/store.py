@@ -1995,11 +1995,15 @@ class Store:
         return [i for i in ids if i in was_unread]
 
     def mark_all_read(
-        self, feed_ids: Sequence[int] | None = None, before: float | None = None
+        self,
+        feed_ids: Sequence[int] | None = None,
+        before: float | None = None,
+        upto_id: int | None = None,
     ) -> list[int]:
         """Mark everything (or these feeds) read, optionally only items first seen
-        before ``before`` so items that arrive meanwhile stay unread. Returns the ids
-        it marked, so the GUI can undo it."""
+        before ``before``, or stored up to the id ``upto_id`` (what a list shows),
+        so items that arrive meanwhile stay unread. Returns the ids it marked, so
+        the GUI can undo it."""
         where = ["read = 0"]
         params: list[Any] = []
         if feed_ids is not None:
@@ -2008,6 +2012,9 @@ class Store:
         if before is not None:
             where.append("first_seen <= ?")
             params.append(before)
+        if upto_id is not None:
+            where.append("id <= ?")
+            params.append(upto_id)
         cond = " AND ".join(where)
         with self._tx() as db:
             # One transaction: the rows selected are exactly the rows updated.

@@ -1141,3 +1141,24 @@ def test_a_mixed_lists_feed_cell_tells_its_whole_name(env, qtbot):
     from smartreader.gui.safetext import tip
 
     assert tips == {tip(name) for name in names}  # (as plain text: a feed may name itself "<b>")
+
+
+def test_mark_all_read_leaves_what_the_list_has_not_shown_yet(env, qtbot):
+    """Entries stored after the list was read (its re-query not run yet) stay
+    unread: by the clock, those stored in the second before the click went too,
+    never shown."""
+    fid = stored_feed(env, "Alpha", 3)
+    win = env.window(start_scheduler=False)
+    win.select_feed(fid)
+    assert win.list_model.rowCount() == 3
+    now = time.time()
+    late = [
+        ParsedEntry(f"late{i}", f"Late {i}", None, "", now - 1, None, "<p>x</p>", "")
+        for i in range(2)
+    ]
+    new = env.store.record_fetch(FetchRecord(fid, now - 0.5, "ok", entries=late)).new_entry_ids
+    assert len(new) == 2 and win.list_model.rowCount() == 3  # not in the list yet
+    win.mark_all_read()
+    assert {e.id for e in env.store.entries(env.store.entry_ids(unread=True))} == set(new)
+    win.act_undo.trigger()
+    assert len(env.store.entry_ids(feed_ids=[fid], unread=True)) == 5
