@@ -41,7 +41,9 @@ from __future__ import annotations
 import datetime as dt
 import html
 import math
+import mimetypes
 import re
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -93,7 +95,7 @@ from PySide6.QtWidgets import (
 from smartreader.gui.safetext import tip
 from smartreader.net.fetch import is_local_host
 from smartreader.net.sanitize import ID_PREFIX, tame_stored
-from smartreader.text import long_date_time
+from smartreader.text import long_date_time, size_text
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
     from PySide6.QtNetwork import QNetworkAccessManager, QNetworkReply, QNetworkRequest
@@ -123,6 +125,8 @@ TABLE_REFIT_MS = 120  # a resize that pauses this long fits the tables again
 MAX_FIT_CELLS = 1_500
 MAX_FIT_CHARS = 200_000
 MAX_ALT_CHARS = 200
+MAX_PIXEL_PX = 2  # an image declared this wide or high, or less, is not shown
+MAX_NAME_CHARS = 80  # an attachment's file name, shown (longer: cut in the middle)
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
 # text sizes offered, as factors of the normal one (the steps of most browsers)
@@ -149,6 +153,9 @@ def _css(pal: QPalette, scale: float = 1.0) -> str:
     code_bg = base.lighter(135).name() if dark else base.darker(106).name()
     rule = base.lighter(160).name() if dark else base.darker(118).name()
     grid = base.lighter(230).name() if dark else base.darker(125).name()  # table cells
+    key_bg = base.lighter(170).name() if dark else base.darker(115).name()  # <kbd>
+    # <mark>: a highlighter's yellow, deep on a dark page; its own text colour
+    mark_bg, mark_fg = ("#6b5a00", "#fff8d6") if dark else ("#fff099", "#1a1a1a")
 
     def pt(size: float) -> str:
         return f"{size * scale:.4g}pt"
@@ -163,6 +170,10 @@ def _css(pal: QPalette, scale: float = 1.0) -> str:
     # table too wide for the column scrolls sideways.
     # A figure's caption (figcaption, see _qt_figures) reads like the meta line,
     # and the figure is set off from the text that follows.
+    # A code block's lines are set solid: a list item's 145% ran on into the
+    # code in it, striping its background. (Qt ignores a block's padding: the
+    # code's background starts where its text does.) Qt draws no border around
+    # inline text: a key (kbd) is told by its type and a deeper background.
     return f"""
 body {{ color: {text}; }}
 div.content p {{ line-height: 145%; }}
@@ -185,7 +196,11 @@ p.meta {{ color: {muted}; font-size: {pt(9.5)}; margin-top: 0; margin-bottom: 16
 p.imgnote {{ color: {muted}; font-size: {pt(9)}; }}
 p.empty {{ color: {muted}; font-size: {pt(12)}; margin-top: 120px; }}
 pre, code {{ font-family: monospace; background-color: {code_bg}; }}
-pre {{ padding: 8px; white-space: pre-wrap; }}
+pre {{ white-space: pre-wrap; }}
+div.content pre {{ line-height: 100%; }}
+kbd {{ font-family: monospace; background-color: {key_bg}; }}
+mark {{ background-color: {mark_bg}; color: {mark_fg}; }}
+span.info {{ color: {muted}; }}
 blockquote {{ color: {muted}; margin-left: 14px; padding-left: 10px; }}
 table.encl {{ margin-top: 12px; }}
 td.rule {{ border-top: 1px solid {rule}; }}
@@ -361,6 +376,176 @@ def _qt_figures(body: str) -> str:
     return "".join(out)
 
 
+# Elements Qt lays out as blocks (what the sanitiser keeps; any other is inline).
+_BLOCK_TAGS = frozenset(
+    {"address", "article", "aside", "blockquote", "caption", "center", "colgroup", "dd",
+     "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+     "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "li", "main",
+     "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot",
+     "th", "thead", "tr", "ul"}
+)  # fmt: skip
+_QUOTES = (("\u201c", "\u201d"), ("\u2018", "\u2019"))  # <q>, and a <q> within one
+_DIR_ATTR = re.compile(r"""\bdir\s*=\s*["']?\s*(rtl|ltr)\b""", re.IGNORECASE)
+_HAS_DIR = re.compile(r"\bdir\s*=", re.IGNORECASE)
+
+
+def _qt_blocks(body: str, *, rtl: bool = False) -> str:
+    """``body`` as Qt needs it to lay it out as a browser would:
+
+    * inline content that follows a block (in the article or in a div, quote,
+      list item, cell) goes in a ``div`` of its own: Qt ran an image after a
+      heading or a paragraph onto that block's last line;
+    * a ``q`` gets its quotation marks written out (Qt draws none);
+    * in a right-to-left article a ``pre`` without ``dir`` stays left-to-right:
+      code read right-aligned, its punctuation moved to the wrong end."""
+    out: list[str] = []
+    # open elements: [name, is a block, a block ended in it, a run is wrapped]
+    stack: list[list[Any]] = [["", True, False, False]]
+
+    def inline_here() -> None:  # inline content starts here
+        top = stack[-1]
+        if top[1] and top[2] and not top[3]:
+            out.append("<div>")
+            top[3] = True
+
+    def end_run(top: list[Any]) -> None:
+        if top[3]:
+            out.append("</div>")
+            top[3] = False
+
+    quotes = 0  # q elements open
+    pos = 0
+    for m in _TAG.finditer(body):
+        text = body[pos : m.start()]
+        if text.strip():
+            inline_here()
+        out.append(text)
+        pos = m.end()
+        closing, name, attrs = bool(m.group(1)), m.group(2).lower(), m.group(3)
+        tag = m.group(0)
+        block = name in _BLOCK_TAGS
+        if closing:
+            i = len(stack) - 1  # the element closed (well-formed: the innermost)
+            while i > 0 and stack[i][0] != name:
+                i -= 1
+            if i > 0:
+                while len(stack) > i:
+                    end_run(stack.pop())
+                if block:
+                    stack[-1][2] = True
+                if name == "q":
+                    quotes -= 1
+                    out.append(_QUOTES[min(quotes, 1)][1])
+            out.append(tag)
+            continue
+        if block:
+            end_run(stack[-1])
+        else:
+            inline_here()
+        if rtl and name == "pre" and not _HAS_DIR.search(attrs):
+            tag = f"<pre dir='ltr'{attrs}>"
+        out.append(tag)
+        if name in _VOID_TAGS:
+            if block:  # hr
+                stack[-1][2] = True
+            continue
+        stack.append([name, block, False, False])
+        if name == "q":
+            out.append(_QUOTES[min(quotes, 1)][0])
+            quotes += 1
+    text = body[pos:]
+    if text.strip():
+        inline_here()
+    out.append(text)
+    while stack:
+        end_run(stack.pop())
+    return "".join(out)
+
+
+# Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko…)
+_RTL_LETTER = re.compile(
+    "(?=[^\\W\\d_])[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff"
+    "\U0001e800-\U0001efff]"
+)
+_LETTER = re.compile(r"[^\W\d_]")
+MAX_DIRECTION_CHARS = 20_000  # the first this many characters of text decide
+
+
+def _declared_dir(body: str) -> str | None:
+    """The direction ``body`` declares for all of itself ("rtl", "ltr"), or None:
+    some of its text is under no ``dir``, or its parts declare different ones."""
+    declared: set[str] = set()
+    stack: list[str | None] = [None]  # per open element: the direction it is under
+    pos = 0
+    for m in _TAG.finditer(body):
+        if stack[-1] is None and body[pos : m.start()].strip():
+            return None
+        pos = m.end()
+        closing, name = bool(m.group(1)), m.group(2).lower()
+        if closing:
+            if len(stack) > 1:
+                stack.pop()
+            continue
+        own = _DIR_ATTR.search(m.group(3))
+        if stack[-1] is None and own:
+            declared.add(own.group(1).lower())
+        elif stack[-1] is None and name == "img":
+            return None
+        if name not in _VOID_TAGS:
+            stack.append(own.group(1).lower() if own else stack[-1])
+    if stack[-1] is None and body[pos:].strip():
+        return None
+    return declared.pop() if len(declared) == 1 else None
+
+
+def _article_dir(title: str, body: str) -> str:
+    """The direction an article reads in: the one its content declares, else
+    right-to-left when most of the letters of its title and content are of a
+    right-to-left script. Qt gives each block the direction of its first letter:
+    a Hebrew paragraph that starts with "iPhone" or "2024" was set left-to-right."""
+    declared = _declared_dir(body)
+    if declared:
+        return declared
+    text = title + " " + html.unescape(_TAG.sub(" ", body[: MAX_DIRECTION_CHARS * 4]))
+    text = text[:MAX_DIRECTION_CHARS]
+    rtl = len(_RTL_LETTER.findall(text))
+    return "rtl" if rtl > len(_LETTER.findall(text)) - rtl else "ltr"
+
+
+_KINDS = {"audio": "Audio", "video": "Video", "image": "Image", "text": "Text"}
+
+
+def _file_name(url: str) -> str:
+    """The name an attachment's address ends with, as people read it: its last
+    path segment, percent-decoded, without the query (anchor.fm's end in a
+    whole encoded address: the name is that address's last segment)."""
+    path = urllib.parse.urlsplit(url).path
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    for _ in range(3):  # an address encoded in the segment (twice, at worst)
+        decoded = urllib.parse.unquote(name)
+        if decoded == name:
+            break
+        name = urllib.parse.urlsplit(decoded).path.rstrip("/").rsplit("/", 1)[-1] or decoded
+    name = " ".join(name.split())
+    if len(name) > MAX_NAME_CHARS:
+        half = MAX_NAME_CHARS // 2
+        name = name[: half - 1] + "…" + name[-half:]
+    return name or url
+
+
+def _attachment_info(mime: str, length: int | None, name: str) -> str:
+    """The kind of file (from its type, else its name) and its size when the feed
+    gives one: "Audio · 46 MiB" (not "audio/x-m4a")."""
+    mime = (mime or "").strip().lower() or (mimetypes.guess_type(name)[0] or "")
+    major = mime.split("/", 1)[0]
+    kind = "PDF" if mime == "application/pdf" else _KINDS.get(major, "")
+    size = ""
+    if length and length > 0:  # 0 and -1: "not known", in feeds
+        gib = 1024**3  # size_text goes no higher than MiB: a film's "2048 MiB"
+        size = size_text(length) if length < gib else f"{length / gib:.1f} GiB"
+    return " · ".join(p for p in (kind, size) if p)
+
+
 def _tables(frame: QTextFrame) -> list[QTextTable]:
     """Every table in ``frame``, tables in tables too, in document order."""
     out: list[QTextTable] = []
@@ -434,6 +619,7 @@ class ReaderBrowser(QTextBrowser):
         self._scaled: dict[str, QImage] = {}  # each image at the size last shown
         self._failed: set[str] = set()
         self._pending: set[str] = set()
+        self._pixels: set[str] = set()  # declared too small to see: never fetched
         self._nam: Any = None
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:
@@ -462,6 +648,8 @@ class ReaderBrowser(QTextBrowser):
         key = url.toString()
         if key in self._images:
             return "loaded"
+        if key in self._pixels:
+            return "refused"
         if not self.allow_remote_images:
             return "blocked"
         if key in self._failed or not self._host_ok(url) or QNetworkAccessManager is None:
@@ -514,15 +702,21 @@ class ReaderBrowser(QTextBrowser):
                 cur.setBlockFormat(bf)
         for pos, fmt, room in reversed(found):  # alt text in place shifts what follows
             name = fmt.name()
-            state = self.image_state(name)
-            waiting += state == "blocked"
             dw = _declared(fmt, _DECLARED_W, _P.ImageWidth)
             dh = _declared(fmt, _DECLARED_H, _P.ImageHeight)
+            # A tracking pixel (feedburner's 1×1) or a spacer: nothing to see, so
+            # no "Load images" bar for it, no alt text, and no request to tell on
+            # the reader.
+            pixel = 0 <= dw <= MAX_PIXEL_PX or 0 <= dh <= MAX_PIXEL_PX
+            if pixel:
+                self._pixels.add(QUrl(name).toString())
+            state = self.image_state(name)
+            waiting += state == "blocked"
             cur.setPosition(pos)
             cur.setPosition(pos + 1, QTextCursor.MoveMode.KeepAnchor)
             if state in ("blocked", "refused"):
                 alt = " ".join(fmt.stringProperty(_P.ImageAltText).split())
-                if alt and dw != 0 and dh != 0:
+                if alt and not pixel:
                     if len(alt) > MAX_ALT_CHARS:
                         alt = alt[: MAX_ALT_CHARS - 1] + "…"
                     text = fmt.toCharFormat()
@@ -533,7 +727,7 @@ class ReaderBrowser(QTextBrowser):
                         text.setForeground(muted)
                     cur.insertText(f"[{alt}]", text)
                     continue
-                side = PLACEHOLDER_PX
+                side = 0 if pixel else PLACEHOLDER_PX
                 fmt.setWidth(side if dw < 0 else min(dw, side))
                 fmt.setHeight(side if dh < 0 else min(dh, side))
             else:
@@ -709,6 +903,7 @@ class ReaderBrowser(QTextBrowser):
         self._images.clear()
         self._scaled.clear()
         self._failed.clear()
+        self._pixels.clear()
         self.blocked_images = 0
         # drops the scaled images fit_images added (setHtml keeps those)
         self.document().clear()
@@ -826,7 +1021,9 @@ class ArticleView(QWidget):
         e = self.entry
         title = html.escape(e.title or "(untitled)")
         if e.link:
-            title = f"<a href='{html.escape(e.link, quote=True)}'>{title}</a>"
+            # double quotes: Qt decodes no entity in a single-quoted value
+            # ("?a=1&amp;b=2" was opened as such)
+            title = f'<a href="{html.escape(e.link, quote=True)}">{title}</a>'
         meta = [html.escape(self._feed_title)] if self._feed_title else []
         if e.author:
             meta.append(html.escape(e.author))
@@ -834,24 +1031,32 @@ class ArticleView(QWidget):
         if when:
             meta.append(when)
         # Stored by an older version maybe: the layout limits are applied again.
-        body = _qt_figures(tame_stored(e.content or e.summary or ""))
+        body = tame_stored(e.content or e.summary or "")
+        rtl = _article_dir(e.title or "", body) == "rtl"
+        body = _qt_blocks(_qt_figures(body), rtl=rtl)
         encl = ""
         if e.enclosures:
-            rows = "".join(
-                f"<tr><td><a href='{html.escape(x.url, quote=True)}'>"
-                f"{html.escape(x.url.rsplit('/', 1)[-1] or x.url)}</a>"
-                f"{' (' + html.escape(x.type) + ')' if x.type else ''}</td></tr>"
-                for x in e.enclosures
-            )
+            rows = []
+            for x in e.enclosures:
+                name = _file_name(x.url)
+                info = _attachment_info(x.type, x.length, name)
+                info = f" <span class='info'>— {html.escape(info)}</span>" if info else ""
+                rows.append(
+                    f'<tr><td><a href="{html.escape(x.url, quote=True)}">{html.escape(name)}</a>'
+                    f"{info}</td></tr>"
+                )
+            # our own words, left to right (a div's dir would run on into it)
             encl = (
-                "<table class='encl'><tr><td class='rule'><b>Attachments</b></td></tr>"
-                f"{rows}</table>"
+                "<table class='encl' dir='ltr'><tr><td class='rule'><b>Attachments</b></td></tr>"
+                f"{''.join(rows)}</table>"
             )
-        return (
+        article = (
             f"<h1 class='title'>{title}</h1>"
             f"<p class='meta'>{' &nbsp;·&nbsp; '.join(meta)}</p>"
-            f"<div class='content'>{body}</div>{encl}"
+            f"<div class='content'>{body}</div>"
         )
+        # One direction for the whole article, not each block's first letter's.
+        return (f"<div dir='rtl'>{article}</div>" if rtl else article) + encl
 
     # -- text size --------------------------------------------------------
 
