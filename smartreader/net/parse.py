@@ -31,6 +31,7 @@ from smartreader.core.identity import told_apart
 from smartreader.core.models import Enclosure, ParsedEntry, ParsedFeed
 from smartreader.errors import ParseError
 from smartreader.net.sanitize import (
+    line_breaks,
     plain_text,
     safe_url,
     sanitize_html,
@@ -346,7 +347,7 @@ def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEnt
     xml_base = str(title_detail.get("base") or "")
     base = urljoin(feed_url, xml_base)
     title = plain_text(raw.get("title"), is_html=_is_html(title_detail))
-    link = safe_url(raw.get("link"), base)
+    link = _link(raw, base)
     page = _page(link)
 
     truncated = False
@@ -388,12 +389,29 @@ def _entry(raw: Mapping[str, Any], feed_url: str, now: float) -> tuple[ParsedEnt
             author=author,
             published=published if published is not None else updated,
             updated=updated,
-            content=content_html,
-            summary=summary_html,
+            # After the uid (a content hash for items without guid or link): an
+            # item must not come back as new because its text is shown better.
+            # feedparser calls many plain-text fields HTML (RSS descriptions,
+            # YouTube's media:description): their newlines are their only breaks.
+            content=line_breaks(content_html),
+            summary=line_breaks(summary_html),
             enclosures=tuple(enclosures),
         ),
         truncated,
     )
+
+
+def _link(raw: Mapping[str, Any], base: str) -> str | None:
+    """The item's link. feedparser makes a permalink guid the link when there is
+    no ``<link>`` (isPermaLink defaults to true), but ``<guid>12345</guid>`` is
+    an id, not a relative URL: resolved, it pointed at the feed's own host. A
+    guid serves as the link only when it is an absolute http(s) URL."""
+    value = raw.get("link")
+    if raw.get("guidislink") and not raw.get("links") and isinstance(value, str):
+        parts = urlsplit(value.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            return None
+    return safe_url(value, base)
 
 
 def _page(link: str | None) -> str | None:

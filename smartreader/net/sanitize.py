@@ -16,12 +16,23 @@ Embedded frames (``<iframe>``: videos, maps) are never kept, but one whose ``src
 is an http(s) address leaves a trace where it stood: a paragraph
 ``EMBED_LABEL <a href="src">host/path</a>``, an ordinary link like any other
 (``embed_links``); without such an address it is dropped with its content.
+``<video>`` and ``<audio>``, which the reading pane cannot play, go the same way:
+a paragraph ``Video:``/``Audio:`` with a link to the first http(s) address of the
+element or its ``<source>``s, and the poster as an image; fallback text goes.
+
+Lazily loaded images: the address in ``data-src``, ``data-lazy-src``,
+``data-original`` or ``srcset`` goes through the same URL filter as ``src`` and
+becomes the ``src`` when that is missing (a ``data:`` one is removed) or an
+obvious placeholder; those attributes never reach the output. A ``<noscript>``
+is dropped with its content, except that after such a placeholder, one holding
+an image only stands in for it (re-sanitised on its own).
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
 import nh3
@@ -58,7 +69,7 @@ ID_PREFIX = "sr-"
 ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
     "*": {"title", "lang", "dir", "id"},  # id: in-article link targets, prefixed
     "a": {"href", "hreflang", "name"},
-    "img": {"src", "alt", "width", "height"},
+    "img": {"src", "alt", "width", "height"},  # lazy ones: LAZY_SOURCES, then src
     "audio": {"src", "controls", "preload"},
     "video": {"src", "poster", "controls", "width", "height", "preload"},
     "source": {"src", "type", "media"},
@@ -78,6 +89,15 @@ ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
 }
 
 URL_ATTRIBUTES = frozenset({"href", "src", "poster", "cite"})
+# Where lazy-loading scripts keep an image's real address, in order of preference;
+# read (URL-filtered) only to become the ``src``, never written out.
+LAZY_SOURCES = ("data-src", "data-lazy-src", "data-original", "srcset")
+MAX_SRCSET_WIDTH = 1600  # widest srcset candidate taken: enough for a reading pane
+# What a lazy image's ``src`` holds until a script swaps it (its file name).
+_PLACEHOLDER = re.compile(
+    r"placeholder|lazy|^(?:blank|spacer|pixel|empty|transparent|1x1|grey|gray)\.(?:gif|png)$", re.I
+)
+MEDIA_LABELS = {"video": "Video:", "audio": "Audio:"}  # what a video or audio leaves
 
 LINK_REL = "noopener noreferrer nofollow"  # on every link we keep or write
 EMBED_LABEL = "Embedded content:"  # what an iframe leaves (see the module's docstring)
@@ -248,20 +268,28 @@ def sanitize_html(
         if attr in URL_ATTRIBUTES:  # html5ever already decoded entities
             same_document = page is not None and value.strip().startswith("#")
             return safe_url(value, page if same_document else base)
+        if attr == "srcset":
+            return _safe_srcset(value, base)
+        if attr in LAZY_SOURCES:
+            return _web_url(value, base)
         if attr == "id" or (attr == "name" and tag == "a"):
             return ID_PREFIX + value if value.strip() else None
         return value
 
-    def clean(*, iframes: bool) -> str:
+    def clean(markup: str, *, raw_text: bool, only_img: bool = False) -> str:
         # Iframes are let through (their address alone) only for embed_links to
         # replace them: with a link, or with nothing; their content goes either way.
+        # Noscripts only for _rework, which drops them or re-sanitises what they
+        # hold: to html5ever their content is raw text, written out unescaped.
         attributes = {k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()}
-        if iframes:
+        attributes["img"] |= set(LAZY_SOURCES)
+        raw = {"iframe", "noscript"} if raw_text else set()
+        if raw_text:
             attributes["iframe"] = {"src"}
         return nh3.clean(
-            fragment,
-            tags=set(ALLOWED_TAGS) | ({"iframe"} if iframes else set()),
-            clean_content_tags=set(DROP_WITH_CONTENT) - ({"iframe"} if iframes else set()),
+            markup,
+            tags={"img"} if only_img else set(ALLOWED_TAGS) | raw,
+            clean_content_tags=set(DROP_WITH_CONTENT) - raw,
             attributes=attributes,
             attribute_filter=attribute_filter,
             url_schemes=set(SAFE_SCHEMES),
@@ -269,11 +297,16 @@ def sanitize_html(
             strip_comments=True,
         )
 
-    cleaned = clean(iframes=True)
+    def noscript_image(content: str) -> str | None:
+        tag = clean(content, raw_text=False, only_img=True).strip()
+        return tag if _IMG_ONLY.fullmatch(tag) and "src" in _attrs(tag[4:-1]) else None
+
+    cleaned = _rework(clean(fragment, raw_text=True), noscript_image)
     if "<iframe" in cleaned:
         cleaned = embed_links(cleaned)
-        if "<iframe" in cleaned:  # never seen; then no trace rather than any doubt
-            cleaned = clean(iframes=False)
+    if "<iframe" in cleaned or "<noscript" in cleaned:
+        # never seen; then no trace rather than any doubt
+        cleaned = _rework(clean(fragment, raw_text=False), noscript_image)
     cleaned = limit_tables(cleaned)
     if truncated:
         cleaned += "<p><em>[content truncated]</em></p>"
@@ -292,19 +325,245 @@ def embed_links(cleaned: str) -> str:
     http(s) (``EMBED_LABEL`` host/path), else by nothing; its content goes."""
 
     def link(m: re.Match[str]) -> str:
-        url = safe_url(html.unescape(m.group(1) or ""))
-        if url is None or urlsplit(url).scheme.lower() not in ("http", "https"):
-            return ""
-        parts = urlsplit(url)
-        label = parts.netloc.rpartition("@")[2] + parts.path  # never user:password@
-        if len(label) > MAX_EMBED_LABEL_CHARS:
-            label = label[: MAX_EMBED_LABEL_CHARS - 1] + "…"
-        return (
-            f'<p>{html.escape(EMBED_LABEL)} <a href="{html.escape(url, quote=True)}" '
-            f'rel="{LINK_REL}">{html.escape(label)}</a></p>'
-        )
+        url = _web_url(html.unescape(m.group(1) or ""), None)
+        return _link_paragraph(EMBED_LABEL, url) if url else ""
 
     return _IFRAME.sub(link, cleaned)
+
+
+def _web_url(value: str, base: str | None) -> str | None:
+    """``value`` as an absolute http(s) address, or None (an image source)."""
+    url = safe_url(value, base)
+    return url if url and urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+_CANDIDATE_URL = re.compile(r"[\s,]*(\S+)")
+MAX_SRCSET_CANDIDATES = 64
+
+
+def _srcset(value: str) -> list[tuple[str, str]]:
+    """A ``srcset``'s candidates: (address, descriptor), split as the HTML spec
+    does: an address is a run without spaces (commas inside it are its own, as
+    in "w_100,h_80/a.jpg"), its descriptor runs to the next comma."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    while len(out) < MAX_SRCSET_CANDIDATES:
+        m = _CANDIDATE_URL.match(value, pos)
+        if m is None:
+            break
+        url, pos = m.group(1), m.end()
+        descriptor = ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            end = value.find(",", pos)
+            end = len(value) if end < 0 else end
+            descriptor, pos = value[pos:end].strip(), end + 1
+        out.append((url, descriptor))
+    return out
+
+
+def _safe_srcset(value: str, base: str | None) -> str | None:
+    """``value`` with only the candidates whose address is http(s), resolved."""
+    kept = []
+    for url, descriptor in _srcset(value):
+        safe = _web_url(url, base)
+        if safe and not safe.endswith(","):  # kept readable as a srcset
+            kept.append(f"{safe} {descriptor}".strip())
+    return ", ".join(kept) or None
+
+
+def _srcset_pick(value: str) -> str | None:
+    """The candidate to show: the widest up to MAX_SRCSET_WIDTH, else the first."""
+    candidates = _srcset(value)
+    widths = []
+    for url, descriptor in candidates:
+        m = re.fullmatch(r"(\d{1,6})w", descriptor)
+        if m and int(m.group(1)) <= MAX_SRCSET_WIDTH:
+            widths.append((int(m.group(1)), url))
+    if widths:
+        return max(widths)[1]
+    return candidates[0][0] if candidates else None
+
+
+# nh3's output, token by token: an iframe or noscript with its raw-text content
+# (which cannot hold its end tag), any other tag (values double-quoted, may hold
+# ">"), or text (which holds no "<": it is escaped). Attribute values as written.
+_OUT_TOKEN = re.compile(
+    r'<(iframe|noscript)\b(?:[^>"]|"[^"]*")*>.*?</\1>|<(/?)([a-z][a-z0-9]*)((?:[^>"]|"[^"]*")*)>|[^<]+',
+    re.S,
+)
+# The same, only what _rework changes (and iframes, whose raw content could look
+# like tags): nh3 escapes "<" in text and attribute values, so any other "<" starts
+# a tag or lies in the raw content of an iframe or noscript, matched whole.
+_REWORK_TOKEN = re.compile(
+    r'<(iframe|noscript)\b(?:[^>"]|"[^"]*")*>.*?</\1>'
+    r'|<(/?)(img|video|audio|source)\b((?:[^>"]|"[^"]*")*)>',
+    re.S,
+)
+_ATTR = re.compile(r'([^\s="/>]+)(?:="([^"]*)")?')
+_LAZY_ATTR = re.compile(r'\s(?:data-src|data-lazy-src|data-original|srcset)="[^"]*"')
+_IMG_ONLY = re.compile(r'<img(?:\s+[^\s="/>]+="[^"]*")*>')
+# Kept when an image is rewritten; all from ALLOWED_ATTRIBUTES.
+_IMG_KEEP = ("alt", "width", "height", "title", "lang", "dir", "id")
+
+
+def _attrs(text: str) -> dict[str, str]:
+    """A serialised tag's attributes, values decoded."""
+    return {m.group(1): html.unescape(m.group(2) or "") for m in _ATTR.finditer(text)}
+
+
+def _image(attrs: dict[str, str]) -> tuple[str | None, bool]:
+    """An image tag built anew with the lazy address promoted to ``src``, if
+    ``src`` is missing or a placeholder and there is one (else None); and whether
+    the image still waits for a script (no address, or the placeholder)."""
+    src = _web_url(attrs.get("src", ""), None)
+    placeholder = src is None or bool(_PLACEHOLDER.search(urlsplit(src).path.rpartition("/")[2]))
+    if not placeholder:
+        return None, False
+    for name in LAZY_SOURCES:
+        value = attrs.get(name, "")
+        real = _web_url((_srcset_pick(value) if name == "srcset" else value) or "", None)
+        if real:
+            kept = "".join(
+                f' {k}="{html.escape(attrs[k], quote=True)}"' for k in _IMG_KEEP if k in attrs
+            )
+            return f'<img src="{html.escape(real, quote=True)}"{kept}>', False
+    return None, True
+
+
+def _media(name: str, attrs: dict[str, str], sources: list[str]) -> str:
+    """What a video or audio leaves: its poster, a link to its address."""
+    out = ""
+    poster = _web_url(attrs.get("poster", ""), None) if name == "video" else None
+    if poster:
+        out += f'<p><img src="{html.escape(poster, quote=True)}" alt="{MEDIA_LABELS[name]}"></p>'
+    for cand in [attrs.get("src", ""), *sources]:
+        url = _web_url(cand, None)
+        if url:
+            out += _link_paragraph(MEDIA_LABELS[name], url)
+            break
+    return out
+
+
+def _rework(cleaned: str, noscript_image: Callable[[str], str | None]) -> str:
+    """``cleaned`` (nh3's output) with images, noscripts, videos and audios dealt
+    with as the module's docstring says. Iframes are passed on for embed_links."""
+    if not any(t in cleaned for t in ("<img", "<noscript", "<video", "<audio")):
+        return cleaned
+    out: list[str] = []
+    waiting = -1  # index in out of an image still waiting for a script
+    media: list[tuple[str, dict[str, str], list[str]]] = []  # open video/audio
+    pos = 0
+    for m in _REWORK_TOKEN.finditer(cleaned):
+        token, raw, closing, name = m.group(0), m.group(1), m.group(2), m.group(3)
+        between, pos = cleaned[pos : m.start()], m.end()
+        if not media:
+            out.append(between)
+            if between.strip():
+                waiting = -1  # a noscript stands in only for the image right before it
+        if media:  # inside a video or audio: only its sources count
+            if name in MEDIA_LABELS:
+                if closing:
+                    kind, attrs, sources = media.pop()
+                    if not media:
+                        out.append(_media(kind, attrs, sources))
+                else:
+                    media.append((name, _attrs(m.group(4)), []))
+            elif name == "source" and not closing:
+                media[-1][2].append(_attrs(m.group(4)).get("src", ""))
+            continue
+        if raw == "noscript":
+            content = token[token.index(">") + 1 : -len("</noscript>")]
+            image = noscript_image(content) if waiting >= 0 else None
+            if image:  # stands in for the placeholder before it: one image
+                attrs, before = _attrs(image[4:-1]), _attrs(out[waiting][4:-1])
+                attrs.update((k, v) for k, v in before.items() if k != "src" and k not in attrs)
+                src = html.escape(attrs.pop("src"), quote=True)  # nh3 required one
+                kept = "".join(
+                    f' {k}="{html.escape(attrs[k], quote=True)}"' for k in _IMG_KEEP if k in attrs
+                )
+                out[waiting] = f'<img src="{src}"{kept}>'
+
+            waiting = -1
+            continue
+        if name == "img" and not closing:
+            tag, placeholder = _image(_attrs(m.group(4)))
+            if tag is None:  # nothing promoted: as it was (less the lazy sources)
+                tag = "<img" + _LAZY_ATTR.sub("", m.group(4)) + ">"
+            out.append(tag)
+            waiting = len(out) - 1 if placeholder else -1
+            continue
+        if name in MEDIA_LABELS and not closing:
+            media.append((name, _attrs(m.group(4)), []))
+            continue
+        if name in MEDIA_LABELS:  # an end tag without its start: never written
+            continue
+        waiting = -1
+        out.append(token)  # an iframe, a source outside any video or audio
+    if media:  # unclosed (never from nh3): what it had
+        out.append(_media(*media[0]))
+    else:
+        out.append(cleaned[pos:])
+    return "".join(out)
+
+
+# Where markup has breaks of its own; none of these, and newlines are its only ones.
+_BLOCKS = frozenset(
+    {"address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div",
+     "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+     "header", "hr", "li", "ol", "p", "pre", "section", "summary", "table", "tbody", "td",
+     "tfoot", "th", "thead", "tr", "ul"}
+)  # fmt: skip
+_BLANK_LINE = re.compile(r"[ \t]*\n(?:[ \t]*\n)+")
+
+
+def line_breaks(cleaned: str) -> str:
+    """Sanitised markup with no blocks or ``<br>`` of its own but newlines in its
+    text (plain text labelled HTML): blank-line-separated runs become paragraphs,
+    other newlines ``<br>``. Anything else comes back unchanged. Only text is
+    touched, and only tags are added, so the result is as safe as ``cleaned``."""
+    if "\n" not in cleaned:
+        return cleaned
+    tokens = [(m.group(0), m.group(2), m.group(3)) for m in _OUT_TOKEN.finditer(cleaned)]
+    text = "".join(t for t, _, name in tokens if name is None)
+    if any(name in _BLOCKS for _, _, name in tokens) or "\n" not in text.strip():
+        return cleaned
+    lines = [line for line in text.strip().splitlines()[1:] if line.strip()]
+    if all(line[:1] in (" ", "\t") for line in lines):
+        return cleaned  # every line indented: an XML file's wrapping, not the author's
+    paragraphs: list[list[str]] = [[]]
+    depth = 0  # open inline elements: a paragraph never splits one
+    for token, closing, name in tokens:
+        if name is None:
+            token = token.replace("\r\n", "\n").replace("\r", "\n")
+            pieces = _BLANK_LINE.split(token) if depth == 0 else [token]
+            for i, piece in enumerate(pieces):
+                if i:
+                    paragraphs.append([])
+                paragraphs[-1].append(piece.replace("\n", "\x00"))  # no NUL in cleaned
+            continue
+        if name not in _VOID:
+            depth = max(0, depth + (-1 if closing else 1))
+        paragraphs[-1].append(token)
+    out = []
+    for para in paragraphs:
+        markup = "".join(para).strip(" \t\x00")
+        if markup:
+            out.append("<p>" + markup.replace("\x00", "<br>") + "</p>")
+    return "".join(out)
+
+
+def _link_paragraph(label: str, url: str) -> str:
+    """``label <a href=url>host/path</a>`` as a paragraph (``url`` is safe)."""
+    parts = urlsplit(url)
+    text = parts.netloc.rpartition("@")[2] + parts.path  # never user:password@
+    if len(text) > MAX_EMBED_LABEL_CHARS:
+        text = text[: MAX_EMBED_LABEL_CHARS - 1] + "…"
+    return (
+        f'<p>{html.escape(label)} <a href="{html.escape(url, quote=True)}" '
+        f'rel="{LINK_REL}">{html.escape(text)}</a></p>'
+    )
 
 
 def tame_stored(markup: str) -> str:
@@ -344,9 +603,17 @@ def _flattened(markup: str) -> str:
     return text_to_html(text) + "<p><em>[formatting removed: nested too deeply]</em></p>"
 
 
+# Bidi embeddings, overrides and isolates (LRE..RLO, LRI..PDI). Removed, not
+# balanced: balanced, an RLO would still show a title backwards ("gpj.exe"), and
+# the bidi algorithm orders Hebrew or Arabic titles well without them. The marks
+# (LRM, RLM, ALM) stay: they affect only the characters next to them.
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def plain_text(value: str | None, *, is_html: bool = False, limit: int = MAX_TEXT_CHARS) -> str:
     """A title or name as plain text: tags dropped (if HTML), entities decoded,
-    control characters removed, whitespace collapsed, length capped."""
+    control and bidi-override characters removed, whitespace collapsed, length
+    capped."""
     if not value:
         return ""
     if len(value) > limit * 20:
@@ -355,7 +622,7 @@ def plain_text(value: str | None, *, is_html: bool = False, limit: int = MAX_TEX
         value = html.unescape(
             nh3.clean(value, tags=set(), clean_content_tags=set(DROP_WITH_CONTENT))
         )
-    value = _WS.sub(" ", _CONTROL.sub("", value)).strip()
+    value = _WS.sub(" ", _BIDI_CONTROL.sub("", _CONTROL.sub("", value))).strip()
     if len(value) > limit:
         value = value[: limit - 1].rstrip() + "…"
     return value
