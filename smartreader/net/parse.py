@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import feedparser
+from feedparser.datetimes.rfc822 import _parse_date_rfc822
 from feedparser.exceptions import ThingsNobodyCaresAboutButMe
 
 from smartreader.core.identity import told_apart
@@ -572,6 +573,38 @@ def _str(value: Any) -> str:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+# Zone names feedparser's RFC 822 reader does not know, and so reads as UTC
+# ("…10:00:00 CET" came out an hour late): unambiguous ones only (IST, BST and the
+# like name several zones).
+_ZONE_OFFSETS = {
+    "CET": "+0100", "CEST": "+0200", "EET": "+0200", "EEST": "+0300", "WET": "+0000",
+    "WEST": "+0100", "MSK": "+0300", "JST": "+0900", "KST": "+0900", "HKT": "+0800",
+    "SGT": "+0800", "AEST": "+1000", "AEDT": "+1100", "NZST": "+1200", "NZDT": "+1300",
+}  # fmt: skip
+# ... and "GMT+2" / "UTC-05:00", which it drops or reads as UTC
+_NAMED_ZONE = re.compile(
+    r"\s(?:(?:GMT|UTC|UT)\s*([+-])(\d{1,2})(?::?(\d{2}))?|([A-Za-z]{3,4}))\s*$", re.I
+)
+
+
+def _rfc822_named_zone(value: str) -> Any:
+    """feedparser date handler: an RFC 822 date whose zone is one of those above,
+    read with that zone as a numeric offset (None: the other handlers decide)."""
+    m = _NAMED_ZONE.search(value)
+    if m is None:
+        return None
+    if m.group(1):
+        offset = f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}"
+    else:
+        offset = _ZONE_OFFSETS.get(m.group(4).upper(), "")
+        if not offset:
+            return None
+    return _parse_date_rfc822(f"{value[: m.start()]} {offset}")
+
+
+feedparser.registerDateHandler(_rfc822_named_zone)  # tried before feedparser's own
 
 
 def _iso_time(value: Any, now: float) -> float | None:

@@ -4,6 +4,7 @@ guids that are not URLs, bidi overrides in titles."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -276,3 +277,32 @@ def test_bidi_overrides_are_removed_from_titles() -> None:
     # Marks only touch their neighbours: kept.
     assert plain_text("\u05e9\u05dc\u05d5\u05dd\u200f!") == "\u05e9\u05dc\u05d5\u05dd\u200f!"
     assert plain_text("a\u202ab\u202bc\u202dd\u2066e\u2068f\u2069") == "abcdef"
+
+
+@pytest.mark.parametrize(
+    ("written", "utc"),
+    [
+        ("Tue, 10 Mar 2026 10:00:00 CET", "2026-03-10T09:00:00"),
+        ("Tue, 10 Jun 2026 10:00:00 CEST", "2026-06-10T08:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 JST", "2026-03-10T01:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 GMT+2", "2026-03-10T08:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 UTC+2", "2026-03-10T08:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 UTC-05:30", "2026-03-10T15:30:00"),
+        # as before
+        ("Tue, 10 Mar 2026 10:00:00 GMT+0200", "2026-03-10T08:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 EST", "2026-03-10T15:00:00"),
+        ("Tue, 10 Mar 2026 10:00:00 GMT", "2026-03-10T10:00:00"),
+        ("2026-03-10T10:00:00+01:00", "2026-03-10T09:00:00"),
+    ],
+)
+def test_rfc822_dates_with_zone_names_or_gmt_offsets(written, utc):
+    """feedparser read unknown zone names as UTC (CET an hour late: an item from
+    Berlin sorted above what came after it) and dropped "GMT+2"."""
+    body = (
+        f'<rss version="2.0"><channel><title>t</title><item><guid>a</guid><title>A</title>'
+        f"<pubDate>{written}</pubDate></item></channel></rss>"
+    ).encode()
+    doc = parse_feed(body, url="https://example.org/feed", now=1_800_000_000.0)
+    got = doc.entries[0].published
+    assert got is not None, written
+    assert time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(got)) == utc
