@@ -589,22 +589,49 @@ _NAMED_ZONE = re.compile(
 )
 
 
-def _rfc822_named_zone(value: str) -> Any:
-    """feedparser date handler: an RFC 822 date whose zone is one of those above,
-    read with that zone as a numeric offset (None: the other handlers decide)."""
-    m = _NAMED_ZONE.search(value)
-    if m is None:
-        return None
-    if m.group(1):
-        offset = f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}"
-    else:
-        offset = _ZONE_OFFSETS.get(m.group(4).upper(), "")
-        if not offset:
-            return None
-    return _parse_date_rfc822(f"{value[: m.start()]} {offset}")
+# Month names and abbreviations of RFC 822-style dates written in other languages
+# (Portuguese "Seg, 24 Set 2018", Italian "mer, 10 nov 2021", Spanish, French,
+# German, Dutch), by their first four or three letters; English ones too, so a
+# foreign day name before them is dropped. feedparser dropped these dates.
+_MONTHS = {
+    **{m: m for m in ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                      "nov", "dec")},
+    "fev": "feb", "févr": "feb", "fevr": "feb", "ene": "jan", "gen": "jan", "janv": "jan",
+    "mär": "mar", "mrz": "mar", "mrt": "mar", "mars": "mar", "abr": "apr", "avr": "apr",
+    "mai": "may", "mag": "may", "mei": "may", "juin": "jun", "giu": "jun", "juil": "jul",
+    "lug": "jul", "ago": "aug", "août": "aug", "aout": "aug", "set": "sep", "sept": "sep",
+    "out": "oct", "ott": "oct", "okt": "oct", "dez": "dec", "dic": "dec", "déc": "dec",
+}  # fmt: skip
+_LOCAL_DATE = re.compile(
+    r"^\s*(?:([^\W\d_]+)\.?,?\s+)?(\d{1,2})\.?\s+([^\W\d_]+)\.?\s+(\d{4}\s.*)$"
+)
+_ENGLISH_DAYS = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 
 
-feedparser.registerDateHandler(_rfc822_named_zone)  # tried before feedparser's own
+def _rfc822_more(value: str) -> Any:
+    """feedparser date handler for RFC 822 dates it drops or misreads: a zone
+    named above or written "GMT+2" (read with its offset), a day or month name in
+    another language (None: the other handlers decide, as for plain English)."""
+    text, changed = value, False
+    m = _LOCAL_DATE.match(text)
+    if m:
+        day, word = (m.group(1) or "").lower(), m.group(3).lower()
+        month = _MONTHS.get(word[:4]) or _MONTHS.get(word[:3])
+        foreign = word[:3] != month or (day != "" and day[:3] not in _ENGLISH_DAYS)
+        if month is not None and foreign:
+            text, changed = f"{m.group(2)} {month.title()} {m.group(4)}", True
+    z = _NAMED_ZONE.search(text)
+    if z is not None:
+        if z.group(1):
+            offset = f"{z.group(1)}{int(z.group(2)):02d}{z.group(3) or '00'}"
+        else:
+            offset = _ZONE_OFFSETS.get(z.group(4).upper(), "")
+        if offset:
+            text, changed = f"{text[: z.start()]} {offset}", True
+    return _parse_date_rfc822(text) if changed else None
+
+
+feedparser.registerDateHandler(_rfc822_more)  # tried before feedparser's own
 
 
 def _iso_time(value: Any, now: float) -> float | None:

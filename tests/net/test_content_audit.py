@@ -288,8 +288,15 @@ def test_bidi_overrides_are_removed_from_titles() -> None:
         ("Tue, 10 Mar 2026 10:00:00 GMT+2", "2026-03-10T08:00:00"),
         ("Tue, 10 Mar 2026 10:00:00 UTC+2", "2026-03-10T08:00:00"),
         ("Tue, 10 Mar 2026 10:00:00 UTC-05:30", "2026-03-10T15:30:00"),
+        # day and month names in other languages (feedparser dropped the date)
+        ("Seg, 24 Set 2018 19:42:40 -0300", "2018-09-24T22:42:40"),  # Portuguese
+        ("mer, 10 nov 2021 08:30:00 +0100", "2021-11-10T07:30:00"),  # Italian
+        ("mar, 10 dic 2024 12:00:00 GMT", "2024-12-10T12:00:00"),  # Spanish
+        ("mar., 10 déc. 2024 12:00:00 +0100", "2024-12-10T11:00:00"),  # French
+        ("Di, 10 Mär 2026 10:00:00 CET", "2026-03-10T09:00:00"),  # German
         # as before
         ("Tue, 10 Mar 2026 10:00:00 GMT+0200", "2026-03-10T08:00:00"),
+        ("10 Mar 26 10:00:00 GMT", "2026-03-10T10:00:00"),
         ("Tue, 10 Mar 2026 10:00:00 EST", "2026-03-10T15:00:00"),
         ("Tue, 10 Mar 2026 10:00:00 GMT", "2026-03-10T10:00:00"),
         ("2026-03-10T10:00:00+01:00", "2026-03-10T09:00:00"),
@@ -297,7 +304,8 @@ def test_bidi_overrides_are_removed_from_titles() -> None:
 )
 def test_rfc822_dates_with_zone_names_or_gmt_offsets(written, utc):
     """feedparser read unknown zone names as UTC (CET an hour late: an item from
-    Berlin sorted above what came after it) and dropped "GMT+2"."""
+    Berlin sorted above what came after it), and dropped "GMT+2" and dates with
+    day or month names in other languages."""
     body = (
         f'<rss version="2.0"><channel><title>t</title><item><guid>a</guid><title>A</title>'
         f"<pubDate>{written}</pubDate></item></channel></rss>"
