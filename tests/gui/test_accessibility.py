@@ -36,6 +36,7 @@ from smartreader.gui.settings import SettingsDialog
 from smartreader.storage.store import FetchRecord, Store
 from smartreader.updater import KEEP_READ_DAYS, Updater
 from tests.gui.test_activity import _history, _learned_state
+from tests.gui.test_alerts import _raise_alert
 from tests.gui.test_mainwindow import stored_feed
 from tests.storage.test_store import entry
 
@@ -66,26 +67,6 @@ def store(tmp_path):
     s = Store(tmp_path / "db.sqlite3")
     yield s
     s.close()
-
-
-def _raise_alert(store: Store, title: str, t: float) -> int:
-    fid = store.add_feed(f"http://127.0.0.1/{title}.xml", title=title, now=t - DAY)
-    items = [
-        ParsedEntry(f"{title}-{i}", f"item {i}", None, "", t - i, None, "", "") for i in range(20)
-    ]
-    store.record_fetch(
-        FetchRecord(
-            fid,
-            t,
-            "ok",
-            http_status=200,
-            entries=items,
-            missed_estimate=3.0,
-            missed_from=t - 4 * 3600,
-            missed_to=t - 3600,
-        )
-    )
-    return fid
 
 
 def _shown(qtbot, w: QWidget, size: tuple[int, int] = (700, 560)) -> QWidget:

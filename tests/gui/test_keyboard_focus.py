@@ -21,6 +21,7 @@ from smartreader.core.models import ParsedEntry
 from smartreader.gui import mainwindow
 from smartreader.gui.models import COL_TITLE
 from smartreader.storage.store import FetchRecord
+from tests.gui.test_alerts import _raise_alert
 from tests.gui.test_mainwindow import stored_feed, unread_of
 
 pytestmark = [
@@ -36,24 +37,7 @@ def _focus(qtbot, w) -> None:
 
 def _alert_feed(env, title: str = "Alerty") -> int:
     """A feed with an open missed-items alert: its list shows the banner."""
-    t = time.time()
-    fid = env.store.add_feed(f"http://127.0.0.1/{title}.xml", title=title, now=t - 86400)
-    items = [
-        ParsedEntry(f"{title}-{i}", f"item {i}", None, "", t - i, None, "", "") for i in range(20)
-    ]
-    env.store.record_fetch(
-        FetchRecord(
-            fid,
-            t,
-            "ok",
-            http_status=200,
-            entries=items,
-            missed_estimate=3.0,
-            missed_from=t - 4 * 3600,
-            missed_to=t - 3600,
-        )
-    )
-    return fid
+    return _raise_alert(env.store, title, time.time())
 
 
 def _linked_feed(env, name: str = "Linked", n: int = 3) -> int:
