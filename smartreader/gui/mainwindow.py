@@ -72,7 +72,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractSpinBox,
     QApplication,
+    QComboBox,
     QDialog,
     QFileDialog,
     QFrame,
@@ -2151,9 +2153,9 @@ class MainWindow(QMainWindow):
     def _focus_takes_key(self, e: QKeyEvent) -> bool:
         """Whether Space or Enter (``e``) belongs to the focused control, not to
         the window's reading shortcuts: everywhere but the feed tree, the
-        article list and the article text (bar a link Tab has focused in it)."""
-        if e.key() not in self._READING_KEYS:
-            return False
+        article list and the article text (bar a link Tab has focused in it).
+        A letter (the list's j, s, m, Shift+A…) belongs to another table, list
+        or box with the focus: its type-ahead, not the article list's article."""
         if e.modifiers() & (
             Qt.KeyboardModifier.ControlModifier
             | Qt.KeyboardModifier.AltModifier
@@ -2161,6 +2163,12 @@ class MainWindow(QMainWindow):
         ):
             return False  # Alt+Enter (properties) and the like are the window's
         fw = QApplication.focusWidget()
+        if Qt.Key.Key_A <= e.key() <= Qt.Key.Key_Z:
+            return fw not in (self.list, self.tree) and isinstance(
+                fw, (QAbstractItemView, QComboBox, QAbstractSpinBox)
+            )
+        if e.key() not in self._READING_KEYS:
+            return False
         if fw is None or fw is self.list or fw is self.tree:
             return False
         if fw is self.article_view.browser:

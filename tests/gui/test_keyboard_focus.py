@@ -1,7 +1,7 @@
 """The main window's keys go where the focus is (from an accessibility audit):
 Space and Enter are reading keys (next unread, open the article) only in the
 feed tree, the article list and the article text, so a focused button, tab, table
-or link gets them; the Menu key's menu acts on the current row (it hit the row
+or link gets them, and another table gets the list's letter keys (j, s, m…); the Menu key's menu acts on the current row (it hit the row
 below); the missed-items banner comes before the list in the Tab order, gives the
 focus back to the list when dismissed and tells a screen reader what it says;
 Del, Alt+Enter and Ctrl+Q work; an undo says which key redoes it.
@@ -381,3 +381,32 @@ def test_shift_f10_opens_the_menu_of_the_current_row(env, qtbot, menus):
     _focus(qtbot, win.search)
     qtbot.keyClick(win.search, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
     assert len(menus) == 2
+
+
+def test_letter_keys_on_the_alerts_table_leave_the_list_article_alone(env, qtbot):
+    """s, m, j and Shift+A are the article list's keys: pressed in the Alerts
+    table they starred the article open in the list, toggled its read flag,
+    opened the next one and marked the whole feed read. A table gets them (its
+    type-ahead), as a text field does."""
+    fid = _alert_feed(env)
+    win = _shown_feed(env, qtbot, fid, 20)
+    _focus(qtbot, win.list)
+    qtbot.keyClick(win.list, Qt.Key.Key_J)
+    eid = win._current_entry
+    assert eid is not None and env.store.entry(eid).read
+    win.tabs.setCurrentWidget(win.alerts_view)
+    table = win.alerts_view.table
+    table.selectRow(0)
+    _focus(qtbot, table)
+    for key, mod in ((Qt.Key.Key_S, None), (Qt.Key.Key_M, None), (Qt.Key.Key_J, None),
+                     (Qt.Key.Key_A, Qt.KeyboardModifier.ShiftModifier)):  # fmt: skip
+        qtbot.keyClick(table, key, mod or Qt.KeyboardModifier.NoModifier)
+    entry = env.store.entry(eid)
+    assert not entry.starred and entry.read
+    assert win._current_entry == eid
+    assert unread_of(win, f"feed:{fid}") == 19
+    assert win.tabs.currentWidget() is win.alerts_view
+    # in the list itself the same keys still act
+    _focus(qtbot, win.list)
+    qtbot.keyClick(win.list, Qt.Key.Key_S)
+    assert env.store.entry(eid).starred
