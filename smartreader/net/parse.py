@@ -605,20 +605,25 @@ _MONTHS = {
 _LOCAL_DATE = re.compile(
     r"^\s*(?:([^\W\d_]+)\.?,?\s+)?(\d{1,2})\.?\s+([^\W\d_]+)\.?\s+(\d{4}\s.*)$"
 )
+_ENDS_IN_TIME = re.compile(r"\s\d{1,2}:\d{2}(?::\d{2})?\s*$")
 _ENGLISH_DAYS = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 
 
 def _rfc822_more(value: str) -> Any:
     """feedparser date handler for RFC 822 dates it drops or misreads: a zone
     named above or written "GMT+2" (read with its offset), a day or month name in
-    another language (None: the other handlers decide, as for plain English)."""
+    another language, a day name and no zone (read as UTC, as without the day
+    name). None: the other handlers decide, as for plain English."""
     text, changed = value, False
     m = _LOCAL_DATE.match(text)
     if m:
         day, word = (m.group(1) or "").lower(), m.group(3).lower()
         month = _MONTHS.get(word[:4]) or _MONTHS.get(word[:3])
         foreign = word[:3] != month or (day != "" and day[:3] not in _ENGLISH_DAYS)
-        if month is not None and foreign:
+        # with no zone, feedparser drops a date that has a day name (it counts the
+        # words before taking the name off) and reads one without as UTC
+        zoneless = day != "" and _ENDS_IN_TIME.search(m.group(4)) is not None
+        if month is not None and (foreign or zoneless):
             text, changed = f"{m.group(2)} {month.title()} {m.group(4)}", True
     z = _NAMED_ZONE.search(text)
     if z is not None:
