@@ -198,6 +198,10 @@ class PurgeResult:
 # app shows the last 50 fetches of a feed and the last day's requests; a feed's
 # newest row is always kept, for its "last fetch").
 LOG_KEEP_DAYS = 180.0
+# a deleted article's identity is forgotten this long after its deletion once its
+# feed's window no longer carries it (a window that comes and goes, or pages,
+# rarely brings an item back after that)
+PURGED_KEEP_DAYS = 90.0
 # What ``compact`` raises when ``stop_compact`` (the user, or quitting) stopped it.
 COMPACT_STOPPED = "compacting was stopped; nothing changed"
 PURGE_BATCH = 500  # entries deleted per transaction: the GUI's writes interleave
@@ -1131,6 +1135,8 @@ class Store:
             purged = self._uids_in(
                 db, rec.feed_id, [e.uid for e in rec.entries], ("purged_entries",)
             )
+            if rec.status == "ok" and rec.entries:
+                self._forget_purged(db, rec.feed_id, {e.uid for e in rec.entries}, rec.time)
             for e in rec.entries:
                 if e.uid in purged:
                     continue
@@ -1438,6 +1444,18 @@ class Store:
         return out
 
     # -- keeping the database small ------------------------------------------
+
+    @staticmethod
+    def _forget_purged(db: sqlite3.Connection, feed_id: int, carried: set[str], now: float) -> None:
+        """Drop the feed's deleted-article identities its document no longer
+        carries, ``PURGED_KEEP_DAYS`` after their deletion: one row per deleted
+        article, kept for good, grew the file without end."""
+        old = db.execute(
+            "SELECT uid FROM purged_entries WHERE feed_id = ? AND purged < ?",
+            (feed_id, now - PURGED_KEEP_DAYS * DAY),
+        )
+        gone = [(feed_id, r[0]) for r in old if r[0] not in carried]
+        db.executemany("DELETE FROM purged_entries WHERE feed_id = ? AND uid = ?", gone)
 
     def purge_old(
         self,

@@ -9,7 +9,7 @@ import pytest
 
 from smartreader.errors import UsageError
 from smartreader.storage import FetchRecord, Store
-from smartreader.storage.store import LOG_KEEP_DAYS, StorageError
+from smartreader.storage.store import LOG_KEEP_DAYS, PURGED_KEEP_DAYS, StorageError
 from tests.storage.test_store import entry
 
 DAY = 86400.0
@@ -353,3 +353,37 @@ def test_what_a_feeds_own_limit_would_delete_is_counted_before_it_is_set(store):
     store.update_feed(fid, keep_days=7)
     res = store.purge_old(now, **limits)
     assert res.read + res.unread == 3 + 1  # this feed's three and the other's unread one
+
+
+def _purged(store: Store, fid: int) -> set[str]:
+    return {r[0] for r in store._q("SELECT uid FROM purged_entries WHERE feed_id = ?", (fid,))}
+
+
+def test_a_purged_identity_goes_once_its_feed_no_longer_carries_it(store):
+    """Each deleted article left a row behind for good: a year of a busy reader's
+    purges grew the file by millions of rows. A row is needed only while the
+    feed may deliver the article again, so it goes once a document no longer
+    carries it, PURGED_KEEP_DAYS after the purge (never on a failed or
+    unchanged fetch, which shows nothing of the window)."""
+    fid = store.add_feed("https://example.org/feed")
+    other = store.add_feed("https://example.org/other")
+    _fetch(store, fid, T0, ["a", "b", "c"])
+    _fetch(store, other, T0, ["x"])
+    store.set_read(store.entry_ids(), True)
+    purged_at = T0 + 91 * DAY
+    store.purge_old(purged_at, read_days=90)
+    assert _purged(store, fid) == {"a", "b", "c"} and _purged(store, other) == {"x"}
+
+    # too soon: kept though the window has moved on
+    _fetch(store, fid, purged_at + (PURGED_KEEP_DAYS - 1) * DAY, ["b", "d"])
+    assert _purged(store, fid) == {"a", "b", "c"}
+    later = purged_at + (PURGED_KEEP_DAYS + 1) * DAY
+    for status in ("not_modified", "error"):
+        store.record_fetch(FetchRecord(fid, later, status))
+    assert _purged(store, fid) == {"a", "b", "c"}
+
+    out = _fetch(store, fid, later, ["b", "e"])
+    # b is still in the window: remembered, and still not new
+    assert _purged(store, fid) == {"b"} and _purged(store, other) == {"x"}
+    assert len(out.new_entry_ids) == 1
+    assert store.known_uids(fid, ["a", "b", "c", "e"]) == {"b", "e"}
