@@ -801,14 +801,12 @@ class ArticleListModel(QAbstractTableModel):
     def _feed_sorted_ids(self) -> list[int]:
         """The whole list sorted by feed at once (after a feed was renamed): from one
         index scan, sorted here by the case-folded feed title, newest first within
-        it, ties by id — the order the feed pager reads."""
+        it (as by date) — the order the feed pager reads; descending its reverse."""
         rows = self.store.entry_sort_rows(**self._query)
         folded = {f: t.casefold() for f, t in self._feed_titles.items()}
         self._sorted_feed_titles = folded
-        keys = [(folded.get(r[1], ""), -r[3]) for r in rows]
-        order = sorted(range(len(rows)), key=lambda k: rows[k][0])  # stable ties: id order
-        order.sort(key=keys.__getitem__, reverse=self._descending())
-        return [rows[k][0] for k in order]
+        rows.sort(key=lambda r: (folded.get(r[1], ""), -r[3], r[0]), reverse=self._descending())
+        return [r[0] for r in rows]
 
     def set_query(self, **query: Any) -> None:
         """Replace the list: the arguments go to ``Store.entry_ids``."""
@@ -939,9 +937,8 @@ class ArticleListModel(QAbstractTableModel):
     def _feed_pages(self, q: dict[str, Any], matches: set[int] | None) -> Iterator[list[int]]:
         """Sorted by feed: the feeds in case-folded title order (feeds with the same
         title together), each group's entries in date pages from its own index —
-        newest first, or oldest first when descending (the reverse of the list's
-        stable sort keeps equal keys in id order). ``_page_after`` is the group's
-        title with its last date key."""
+        newest first, or oldest first when descending (the exact reverse).
+        ``_page_after`` is the group's title with its last date key."""
         folded = {f: t.casefold() for f, t in self._feed_titles.items()}
         self._sorted_feed_titles = folded
         wanted = q.get("feed_ids")
@@ -1174,17 +1171,17 @@ class ArticleListModel(QAbstractTableModel):
         """A key of an ``(id, feed_id, title, sort_time)`` row (``Store.entry_sort_rows``)
         whose order is the list's (its reverse when the flag is set): what
         ``entry_keys`` / ``entry_title_keys`` / the feed pager order by."""
+        # Equal times in id order newest first (a document's order), so oldest
+        # first, the exact reverse, has them in reverse id order.
         desc = self._descending()
         if self._sort_col == COL_TITLE:
             return (lambda r: (r[2].casefold() if r[2] else "", -r[3], r[0])), desc
         if self._sort_col == COL_FEED:
             folded = self._sorted_feed_titles
-            if desc:  # a reversed stable sort: equal keys stay in id order
-                return (lambda r: (folded.get(r[1], ""), -r[3], -r[0])), True
-            return (lambda r: (folded.get(r[1], ""), -r[3], r[0])), False
+            return (lambda r: (folded.get(r[1], ""), -r[3], r[0])), desc
         if desc:
             return (lambda r: (-r[3], r[0])), False
-        return (lambda r: (r[3], r[0])), False
+        return (lambda r: (r[3], -r[0])), False
 
     def _after_key(self) -> Any:
         """The pager's last key (``_page_after``) as a ``_list_key``; None before
@@ -1196,8 +1193,8 @@ class ArticleListModel(QAbstractTableModel):
             return (a[1], -a[2], a[0])
         if self._sort_col == COL_FEED:  # (folded feed title, (id, sort_time))
             title, (i, t) = a
-            return (title, -t, -i) if self._descending() else (title, -t, i)
-        return (-a[1], a[0]) if self._descending() else (a[1], a[0])  # (id, sort_time)
+            return (title, -t, i)
+        return (-a[1], a[0]) if self._descending() else (a[1], -a[0])  # (id, sort_time)
 
     def _insert_in_order(
         self,

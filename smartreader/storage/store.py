@@ -216,6 +216,29 @@ def _name(value: str) -> str:
     return " ".join(_CONTROL.sub("", value).split())
 
 
+def _oldest_first(entries: Sequence[ParsedEntry]) -> bool:
+    """Whether a document lists its items oldest first (its first item's date is
+    older than its last's); feeds list them newest first."""
+    dated = [e.published for e in entries if e.published is not None]
+    return len(dated) > 1 and dated[0] < dated[-1]
+
+
+def _sort_time(published: float | None, fetched: float) -> float:
+    """An item's place in the article lists: its date, but never after its
+    arrival (a local time read as UTC, a slow clock would hold it above newer
+    items; it is shown as dated, sorted as it arrived), and undated ones at their
+    arrival. A date with no time of day (read as midnight UTC) is shared by
+    the day's items, and ids put the first fetched first: within its first
+    half-second such an item sorts by how long after its date it arrived, so
+    one fetched at 15:00 lists above one of the same day fetched at 09:00."""
+    if published is None:
+        return fetched
+    base = min(published, fetched)
+    if base % DAY:
+        return base
+    return base + 0.5 * min(fetched - base, DAY) / DAY
+
+
 # A new row's id: above every id alive and every id deleted (``id_high``), so an
 # undo step naming a deleted feed or article never reaches a newer one.
 _NEXT_ID = (
@@ -1137,7 +1160,10 @@ class Store:
             )
             if rec.status == "ok" and rec.entries:
                 self._forget_purged(db, rec.feed_id, {e.uid for e in rec.entries}, rec.time)
-            for e in rec.entries:
+            # Ids break ties of time newest first (``_date_order``): a document
+            # listed oldest first is stored from its end.
+            chronological = _oldest_first(rec.entries)
+            for e in reversed(rec.entries) if chronological else rec.entries:
                 if e.uid in purged:
                     continue
                 cur = db.execute(
@@ -1155,10 +1181,7 @@ class Store:
                         e.published,
                         e.updated,
                         rec.time,
-                        # a date ahead of its arrival (a local time read as UTC, a
-                        # slow clock) would hold the item above newer ones: shown
-                        # as dated, sorted as it arrived
-                        min(e.published, rec.time) if e.published is not None else rec.time,
+                        _sort_time(e.published, rec.time),
                         e.content,
                         e.summary,
                         _enclosures_to_json(e.enclosures),
@@ -1318,6 +1341,8 @@ class Store:
                     ),
                 )
                 alert_id = int(cur.lastrowid or 0)
+        if chronological:
+            new_ids.reverse()  # in document order
         return FetchOutcome(tuple(new_ids), len(rec.entries), alert_id, moved_from)
 
     def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
@@ -1740,7 +1765,7 @@ class Store:
         sql = "SELECT id FROM entries"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY sort_time " + ("ASC" if oldest_first else "DESC") + ", id"
+        sql += _date_order(oldest_first)
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [int(r[0]) for r in self._q(sql, params)]
@@ -1756,9 +1781,9 @@ class Store:
         min_id: int | None = None,
         limit: int | None = None,
     ) -> list[tuple[int, float]]:
-        """``(id, sort_time)`` in article-list order (``sort_time`` then ``id``), one
-        page at a time: ``after`` is the last key of the previous page (keyset
-        paging, so each page is an index range scan however deep it is), as returned:
+        """``(id, sort_time)`` in article-list order (``_date_order``), one page at a
+        time: ``after`` is the last key of the previous page (keyset paging, so
+        each page is an index range scan however deep it is), as returned:
         ``(id, sort_time)``.
         ``min_id``: only entries with a larger id (stored after that one)."""
         filters = _list_filters(feed_ids, unread, starred)
@@ -1770,15 +1795,17 @@ class Store:
             params.append(int(min_id))
         if after is not None:
             last, t = int(after[0]), float(after[1])
-            op = ">" if oldest_first else "<"
-            where.append(f"(sort_time {op} ? OR (sort_time = ? AND id > ?))")
+            op, id_op = (">", "<") if oldest_first else ("<", ">")
+            # The first term bounds the index range (a seek, not a scan from the
+            # top); the rest orders the rows of an equal time.
+            where.append(f"sort_time {op}= ? AND (sort_time {op} ? OR id {id_op} ?)")
             params += [t, t, last]
         # With ``min_id`` (the few entries stored since a list was read) a rowid range
         # beats scanning a list index from the top (cost: new rows, not list length).
         sql = "SELECT id, sort_time FROM entries" + (self._list_index if min_id is not None else "")
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY sort_time " + ("ASC" if oldest_first else "DESC") + ", id"
+        sql += _date_order(oldest_first)
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         with self._lock:
@@ -2227,6 +2254,14 @@ def _schema_damage(db: sqlite3.Connection, version: int) -> str | None:
 def _casefold(text: str | None) -> str:
     """An entry's ``title_key``: its title's sort key (full Unicode case folding)."""
     return text.casefold() if text else ""
+
+
+def _date_order(oldest_first: bool) -> str:
+    """An article list's order by date. Equal times (dated by day only, undated:
+    the fetch's time) in id order newest first, a document's own order
+    (``record_fetch``); oldest first is the exact reverse, which is also the time
+    indexes read backwards (their rows of equal time are in id order)."""
+    return " ORDER BY sort_time ASC, id DESC" if oldest_first else " ORDER BY sort_time DESC, id"
 
 
 def _list_filters(

@@ -1,6 +1,6 @@
 """Sorting by feed loads in pages (a feed group at a time) and gives exactly the
 order of sorting the whole list in Python: case-folded feed title, newest first
-within it, equal keys in id order; descending is that sort reversed (stable)."""
+within it, equal keys in id order (as by date); descending is the exact reverse."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def expected(store: Store, order: Qt.SortOrder, **q) -> list[int]:
     titles = {f.id: f.display_title.casefold() for f in store.feeds()}
     return sorted(
         ids,
-        key=lambda i: (titles[rows[i].feed_id], -rows[i].sort_time),
+        key=lambda i: (titles[rows[i].feed_id], -rows[i].sort_time, i),
         reverse=order == DESC,
     )
 

@@ -39,7 +39,7 @@ def store(tmp_path):
 
 
 def expected(store, col, order):
-    """The order the list had always used: case-folded text, newest first, then id."""
+    """Case-folded text, newest first, then id; descending the exact reverse."""
     ids = store.entry_ids()
     rows = store.entry_rows(ids)
     titles = {f.id: f.display_title for f in store.feeds()}
@@ -47,7 +47,7 @@ def expected(store, col, order):
     def key(i):
         r = rows[i]
         text = r.title if col == COL_TITLE else titles[r.feed_id]
-        return (text.casefold(), -r.sort_time)
+        return (text.casefold(), -r.sort_time, i)
 
     return sorted(ids, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
 
