@@ -516,12 +516,11 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         title = plain_text(_refs(_str(item.get("title"))))
         link = safe_url(_str(item.get("url")) or None, url)
         page = _page(link)
-        if item.get("content_html"):
-            # no xml:base here: the item's own page is the base, as for RSS/Atom
-            content, cut = sanitize_html(
-                _str(item.get("content_html")), page or urljoin(url, base), page=page
-            )
-        else:
+        # no xml:base here: the item's own page is the base, as for RSS/Atom
+        content, cut = sanitize_html(
+            _str(item.get("content_html")), page or urljoin(url, base), page=page
+        )
+        if not content.strip():  # none, or nothing in it: the plain text, if any
             content, cut = text_to_html(_str(item.get("content_text"))), False
         summary = text_to_html(_str(item.get("summary")))
         # Any field may have any JSON type: a hostile feed sends "authors": true.
@@ -541,9 +540,11 @@ def _parse_json_feed(body: bytes, *, url: str, now: float) -> ParsedFeed:
         uid = _uid(str(raw_id) if raw_id not in (None, "") else None, link, title, content)
         if cut:
             warnings.append(f"entry {title[:60]!r} was cut to a safe size")
+        # After the uid, as for RSS/Atom: content_html is often plain text, its
+        # newlines its only breaks.
         entries.append(
             ParsedEntry(uid, title, link, author, published if published else updated,
-                        updated, content, summary, enclosures)
+                        updated, line_breaks(content), summary, enclosures)
         )  # fmt: skip
     entries = _distinct(entries)
     icon = safe_url(_str(doc.get("icon") or doc.get("favicon")) or None, url)

@@ -26,6 +26,12 @@ becomes the ``src`` when that is missing (a ``data:`` one is removed) or an
 obvious placeholder; those attributes never reach the output. A ``<noscript>``
 is dropped with its content, except that after such a placeholder, one holding
 an image only stands in for it (re-sanitised on its own).
+
+A ``<picture>`` whose ``<source>``s name its image (``srcset``) but that has no
+``<img>`` of its own gets one: the address a ``srcset`` would give (as for a lazy
+image) of the first source without ``media`` in a type the reading pane shows,
+else of the first that has one, through the same URL filter. ``srcset`` never
+reaches the output.
 """
 
 from __future__ import annotations
@@ -283,6 +289,7 @@ def sanitize_html(
         # hold: to html5ever their content is raw text, written out unescaped.
         attributes = {k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()}
         attributes["img"] |= set(LAZY_SOURCES)
+        attributes["source"] |= {"srcset"}  # a picture's image: read by _rework
         raw = {"iframe", "noscript"} if raw_text else set()
         if raw_text:
             attributes["iframe"] = {"src"}
@@ -398,11 +405,14 @@ _OUT_TOKEN = re.compile(
 # a tag or lies in the raw content of an iframe or noscript, matched whole.
 _REWORK_TOKEN = re.compile(
     r'<(iframe|noscript)\b(?:[^>"]|"[^"]*")*>.*?</\1>'
-    r'|<(/?)(img|video|audio|source)\b((?:[^>"]|"[^"]*")*)>',
+    r'|<(/?)(img|video|audio|source|picture)\b((?:[^>"]|"[^"]*")*)>',
     re.S,
 )
 _ATTR = re.compile(r'([^\s="/>]+)(?:="([^"]*)")?')
 _LAZY_ATTR = re.compile(r'\s(?:data-src|data-lazy-src|data-original|srcset)="[^"]*"')
+_SRCSET_ATTR = re.compile(r'\ssrcset="[^"]*"')
+# Image types a <picture>'s source is preferred in: those the reading pane shows.
+_SHOWN_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp"})
 _IMG_ONLY = re.compile(r'<img(?:\s+[^\s="/>]+="[^"]*")*>')
 # Kept when an image is rewritten; all from ALLOWED_ATTRIBUTES.
 _IMG_KEEP = ("alt", "width", "height", "title", "lang", "dir", "id")
@@ -446,14 +456,36 @@ def _media(name: str, attrs: dict[str, str], sources: list[str]) -> str:
     return out
 
 
+def _picture_image(sources: list[tuple[int, str]]) -> str:
+    """The image of a ``<picture>`` without one, from its sources' (rank, address)
+    (see ``_rework``): the best ranked, the first of those; or nothing."""
+    if not sources:
+        return ""
+    url = min(sources, key=lambda s: s[0])[1]
+    return f'<img src="{html.escape(url, quote=True)}">'
+
+
+def _source_rank(attrs: dict[str, str]) -> tuple[int, str | None]:
+    """A picture's source: its address (``srcset``, else ``src``; http(s) or
+    None) and its rank, lower better: 0 no ``media`` and a type shown (or none
+    said), 1 a type shown, 2 any other."""
+    srcset = attrs.get("srcset", "")
+    url = _web_url((_srcset_pick(srcset) if srcset else attrs.get("src", "")) or "", None)
+    shown = attrs.get("type", "").strip().lower() in _SHOWN_TYPES | {""}
+    return (0 if shown and not attrs.get("media", "").strip() else 1 if shown else 2), url
+
+
 def _rework(cleaned: str, noscript_image: Callable[[str], str | None]) -> str:
-    """``cleaned`` (nh3's output) with images, noscripts, videos and audios dealt
-    with as the module's docstring says. Iframes are passed on for embed_links."""
-    if not any(t in cleaned for t in ("<img", "<noscript", "<video", "<audio")):
+    """``cleaned`` (nh3's output) with images, noscripts, videos, audios and
+    pictures dealt with as the module's docstring says. Iframes are passed on
+    for embed_links."""
+    if not any(t in cleaned for t in ("<img", "<noscript", "<video", "<audio", "<source")):
         return cleaned
     out: list[str] = []
     waiting = -1  # index in out of an image still waiting for a script
     media: list[tuple[str, dict[str, str], list[str]]] = []  # open video/audio
+    # open pictures: an image seen in it?, its sources' (rank, address)
+    pictures: list[tuple[list[bool], list[tuple[int, str]]]] = []
     pos = 0
     for m in _REWORK_TOKEN.finditer(cleaned):
         token, raw, closing, name = m.group(0), m.group(1), m.group(2), m.group(3)
@@ -487,7 +519,27 @@ def _rework(cleaned: str, noscript_image: Callable[[str], str | None]) -> str:
 
             waiting = -1
             continue
+        if name == "picture":
+            if not closing:
+                pictures.append(([False], []))
+            elif pictures:
+                seen, candidates = pictures.pop()
+                if not seen[0]:
+                    out.append(_picture_image(candidates))
+            waiting = -1
+            out.append(token)
+            continue
+        if name == "source" and not closing:
+            if pictures:
+                rank, url = _source_rank(_attrs(m.group(4)))
+                if url:
+                    pictures[-1][1].append((rank, url))
+            waiting = -1
+            out.append("<source" + _SRCSET_ATTR.sub("", m.group(4)) + ">")
+            continue
         if name == "img" and not closing:
+            if pictures:
+                pictures[-1][0][0] = True
             tag, placeholder = _image(_attrs(m.group(4)))
             if tag is None:  # nothing promoted: as it was (less the lazy sources)
                 tag = "<img" + _LAZY_ATTR.sub("", m.group(4)) + ">"
