@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtGui import QFont
 
 from smartreader.gui import models
+from smartreader.storage import FetchRecord
+from tests.storage.test_store import entry
 
 
 @pytest.fixture
@@ -41,3 +45,20 @@ def app_font(qapp):
 
     yield set_pt
     qapp.setFont(old)
+
+
+@pytest.fixture
+def aged(store):
+    """One feed: 4 articles stored 40 days ago (2 read, 1 of them starred), 2 today
+    (the test module's ``store``)."""
+    now = time.time()
+    day = 86400.0
+    fid = store.add_feed("https://news.invalid/feed.xml", title="News", now=now - 40 * day)
+    store.record_fetch(
+        FetchRecord(fid, now - 40 * day, "ok", entries=[entry(f"old{i}") for i in range(4)])
+    )
+    store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry("new0"), entry("new1")]))
+    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
+    store.set_read([ids["old0"], ids["old1"], ids["new0"]], True)
+    store.set_starred([ids["old1"]], True)
+    return fid

@@ -38,7 +38,6 @@ from smartreader.updater import KEEP_READ_DAYS, Updater
 from tests.gui.test_activity import _history, _learned_state
 from tests.gui.test_alerts import _raise_alert
 from tests.gui.test_mainwindow import stored_feed
-from tests.storage.test_store import entry
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -330,21 +329,6 @@ def test_esc_question_mark_and_enter_close_the_sheet_and_the_focus_goes_back(qtb
 
 
 # -- Settings -----------------------------------------------------------------
-
-
-@pytest.fixture
-def aged(store):
-    """One feed: 4 articles stored 40 days ago (2 read, 1 of them starred), 2 today."""
-    now = time.time()
-    fid = store.add_feed("https://news.invalid/feed.xml", title="News", now=now - 40 * DAY)
-    store.record_fetch(
-        FetchRecord(fid, now - 40 * DAY, "ok", entries=[entry(f"old{i}") for i in range(4)])
-    )
-    store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry("new0"), entry("new1")]))
-    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
-    store.set_read([ids["old0"], ids["old1"], ids["new0"]], True)
-    store.set_starred([ids["old1"]], True)
-    return fid
 
 
 @pytest.fixture

@@ -27,21 +27,6 @@ DAY = 86400.0
 CREDS = SimpleNamespace(keyring_available=lambda: True, kept_for_session=lambda *_: False)
 
 
-@pytest.fixture
-def aged(store):
-    """One feed: 4 articles stored 40 days ago (2 read, 1 of them starred), 2 today."""
-    now = time.time()
-    fid = store.add_feed("https://news.invalid/feed.xml", title="News", now=now - 40 * DAY)
-    store.record_fetch(
-        FetchRecord(fid, now - 40 * DAY, "ok", entries=[entry(f"old{i}") for i in range(4)])
-    )
-    store.record_fetch(FetchRecord(fid, now, "ok", entries=[entry("new0"), entry("new1")]))
-    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
-    store.set_read([ids["old0"], ids["old1"], ids["new0"]], True)
-    store.set_starred([ids["old1"]], True)
-    return fid
-
-
 def _dialog(qtbot, request, store, answers: list[bool], asked: list[str]):
     up = Updater(store)
     request.addfinalizer(up.close)
