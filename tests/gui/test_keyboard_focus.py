@@ -1,9 +1,10 @@
 """The main window's keys go where the focus is (from an accessibility audit):
 Space and Enter are reading keys (next unread, open the article) only in the
 feed tree, the article list and the article text, so a focused button, tab, table
-or link gets them, and another table gets the list's letter keys (j, s, m…); the Menu key's menu acts on the current row (it hit the row
-below); the missed-items banner comes before the list in the Tab order, gives the
-focus back to the list when dismissed and tells a screen reader what it says;
+or link gets them, and another table gets the list's letter keys (j, s, m…);
+the Menu key's menu acts on the current row (it hit the row below); the
+missed-items banner comes before the list in the Tab order, gives the focus
+back to the list when dismissed and tells a screen reader what it says;
 Del, Alt+Enter and Ctrl+Q work; an undo says which key redoes it.
 
 Real widgets, real key events on a shown, active window, a real Store."""
