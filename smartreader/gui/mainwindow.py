@@ -263,8 +263,22 @@ class FlagCommand(AppliedCommand):
             self.win._counts_changed()
         elif self.whole_list:
             self.win._read_state_changed()
+        elif self._joins_list(value):
+            # "m" or "s" on the article being read, not listed (the unread list
+            # was read again after it was read): the counts took it, so must the list
+            self.win._apply_query()
+            self.win._counts_changed()
         else:
             self.win._flags_changed(self.ids)
+
+    def _joins_list(self, value: bool) -> bool:
+        """Whether the change makes an article the list does not show match it."""
+        m = self.win.list_model
+        q = m.query()
+        joins = q.get("unread") if self.column == "read" else q.get("starred")
+        if not joins or value != (self.column == "starred"):
+            return False
+        return any(m.row_of(i, load=False) < 0 for i in self.ids)
 
 
 @dataclass(eq=False)
@@ -660,6 +674,7 @@ class MainWindow(QMainWindow):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(300)
         self._last_refresh = -1e9  # time.monotonic() of the last post-update refresh
+        self._fetched_feeds: set[int] = set()  # fetched since: their rows are read again
         self._progress_shown = -1e9  # ... and of the last progress bar change
         self._refresh_timer.timeout.connect(self._refresh_after_update)
         # The list's part of that refresh, a turn of the event loop later: a timer,
@@ -1479,9 +1494,20 @@ class MainWindow(QMainWindow):
                 return key
         return None
 
+    def _article_gone(self) -> bool:
+        """Whether the article open was deleted (its feed unsubscribed, the daily
+        clean-up): then the pane lets it go, so "v", "s", "m" and copying the
+        link have nothing to act on (they raised "no entry with id …")."""
+        eid = self._current_entry
+        if eid is None or self.store.entry_rows([eid]):
+            return False
+        self._current_entry = None
+        self.article_view.show_empty("This article was deleted")
+        return True
+
     def open_in_browser(self) -> None:
         eid = self.selected_entry_id() or self._current_entry
-        if eid is None:
+        if eid is None or (eid == self._current_entry and self._article_gone()):
             return
         entry = self.store.entry(eid)
         if entry.link:
@@ -1566,6 +1592,8 @@ class MainWindow(QMainWindow):
 
     def copy_link(self) -> None:
         eid = self.selected_entry_id() or self._current_entry
+        if eid is not None and eid == self._current_entry and self._article_gone():
+            eid = None
         link = self.store.entry(eid).link if eid is not None else None
         if not link:
             self.statusBar().showMessage("This article has no link", 4000)
@@ -1709,6 +1737,7 @@ class MainWindow(QMainWindow):
         self.tree_model.reload()
         self.select_key("smart:unread")
         self._update_unread_total()
+        self._article_gone()
         return done
 
     def _resubscribe(self, done: Unsubscribed) -> int | None:
@@ -1721,6 +1750,8 @@ class MainWindow(QMainWindow):
             return None
         self.sched.feed_changed(fid)
         self.tree_model.reload()
+        # its name, for the list's Feed column and a list sorted by feed
+        self.list_model.reload_feed_titles()
         self.select_feed(fid)
         self._update_unread_total()
         message = f"“{done.title}” is back with its {count_of(done.articles, 'article')}"
@@ -2116,6 +2147,7 @@ class MainWindow(QMainWindow):
         self.tree_model.reload()
         self._apply_query()
         self._update_unread_total()
+        self._article_gone()
         self.statusBar().showMessage(
             f"Deleted {count_of(n, 'old article')}, as set in Settings", 10_000
         )
@@ -2346,6 +2378,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _feed_updated(self, result: Any) -> None:
         self.tray.on_feed_updated(result)
+        if result.status == "ok":
+            self._fetched_feeds.add(result.feed_id)
         # Not restarted by every result: while hundreds of feeds update, counts and
         # the list still move, once a second (a refresh is 20–40 ms of this thread),
         # instead of only after the last one.
@@ -2368,6 +2402,8 @@ class MainWindow(QMainWindow):
     def _refresh_list(self) -> None:
         if self._closing:
             return
+        self.list_model.forget_feeds(self._fetched_feeds)
+        self._fetched_feeds.clear()
         self.list_model.requery()
         self._update_unread_total()
         self._update_banner()

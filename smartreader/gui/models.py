@@ -857,7 +857,7 @@ class ArticleListModel(QAbstractTableModel):
             self._load_timer.start()
         else:  # inside the caller's reset or layout change: no signals of its own
             self._settle(signals=False)
-            self._parked = []
+            self._place_parked(signals=False)
 
     def _pages(self) -> Iterator[list[int]]:
         """The list in small steps: a search first collects its matches in slices
@@ -1030,7 +1030,32 @@ class ArticleListModel(QAbstractTableModel):
             self.endInsertRows()
         if not self._pending:
             self._settle()
-            self._parked = []  # the list is complete: the rest stay at the end
+            self._place_parked(signals=True)
+
+    def _place_parked(self, *, signals: bool) -> None:
+        """The list is complete: kept rows no page brought (no longer matching,
+        as the article just read in an unread list) move from the end to their
+        places in the order (moved, so the selection stays on them)."""
+        parked, self._parked = self._parked, []
+        rows = {r[0]: r for r in self.store.entry_sort_rows_of(parked)} if parked else {}
+        if not rows:
+            return
+        key, rev = self._list_key()
+        fresh = sorted(((key(rows[i]), i) for i in parked if i in rows), reverse=rev)
+        ids = self._ids
+        n = len(ids) - len(parked)
+        places = {i: at for a, b, at in self._places(fresh, key, rev, ids, n)
+                  for _k, i in fresh[a:b]}  # fmt: skip
+        for k, (_key, i) in enumerate(fresh):
+            src, dst = ids.index(i), places[i] + k
+            if src == dst:
+                continue
+            if signals:
+                self.beginMoveRows(QModelIndex(), src, src, QModelIndex(), dst)
+            ids.insert(dst, ids.pop(src))
+            self._pos_cache = None
+            if signals:
+                self.endMoveRows()
 
     def _append_before_parked(self, new: list[int]) -> None:
         """Insert a page before the parked rows; a parked id in it moves to its place."""
@@ -1453,6 +1478,18 @@ class ArticleListModel(QAbstractTableModel):
         self._cache.update(self.store.entry_rows([i for i, _r in rows]))
         for _i, r in rows:
             self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
+
+    def forget_feeds(self, feed_ids: set[int]) -> None:
+        """Forget the cached rows of these feeds and repaint: a fetch may have
+        edited their titles upstream (the list painted the old ones until
+        another feed was chosen)."""
+        stale = [i for i, row in self._cache.items() if row.feed_id in feed_ids]
+        for i in stale:
+            del self._cache[i]
+        if stale and self._ids:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self._ids) - 1, len(COLUMNS) - 1)
+            )
 
     def invalidate(self) -> None:
         """Forget every cached row (e.g. after "mark all read") and repaint."""
