@@ -246,7 +246,14 @@ def test_q_marks_follow_the_language_the_article_declares(view, html, shown):
 
 @pytest.mark.parametrize(
     "size",
-    ["width='1'", "height='1'", "width='0'", "height='0'", "width='1' height='300'"],
+    [
+        "width='1' height='1'",
+        "width='1'",
+        "height='1'",
+        "width='0'",
+        "height='0'",
+        "width='1' height='300'",
+    ],
 )
 def test_a_one_sided_tracking_pixel_is_never_fetched(qtbot, view, feed_server, size):
     """Declared 1 (or 0) px in one dimension and nothing in the other, Qt asked

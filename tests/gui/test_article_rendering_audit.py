@@ -16,8 +16,6 @@ from smartreader.gui.article_view import ArticleView
 from smartreader.net.sanitize import sanitize_html
 from smartreader.storage.store import Entry
 from tests.gui.contrast import contrast
-from tests.gui.pictures import png
-from tests.httpserver import Reply
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -229,19 +227,7 @@ def test_a_tracking_pixel_raises_no_image_bar(qtbot, view):
     assert view.browser.blocked_images == 1 and view.image_bar.isVisibleTo(view)
 
 
-def test_a_tracking_pixel_is_not_fetched_when_images_load(qtbot, view, feed_server):
-    feed_server.route("/a.png", Reply(body=png(40, 30), headers={"Content-Type": "image/png"}))
-    feed_server.route("/px.gif", Reply(body=png(1, 1), headers={"Content-Type": "image/png"}))
-    html = (
-        f"<p>Text.</p><p><img src='{feed_server.url('/a.png')}'></p>"
-        f"<img src='{feed_server.url('/px.gif')}' width='1' height='1'>"
-    )
-    view.show_entry(_entry(html), "feed", load_images=True, feed_url=feed_server.url("/feed"))
-    view.grab()
-    qtbot.waitUntil(lambda: any(r.path == "/a.png" for r in feed_server.requests), timeout=5000)
-    qtbot.wait(100)
-    view.grab()
-    assert [r.path for r in feed_server.requests] == ["/a.png"]
+# (a tracking pixel is never fetched: test_article_leftovers.py)
 
 
 # -- 6. mark, kbd, q -----------------------------------------------------------
