@@ -763,6 +763,7 @@ class MainWindow(QMainWindow):
         # Selection, not the current index: focusing the list makes its first row
         # current without selecting it, and that must not open (and mark read) anything.
         self.list.selectionModel().selectionChanged.connect(self._article_changed)
+        self.list.clicked.connect(self._row_clicked)
         self.list.doubleClicked.connect(lambda _i: self.open_in_browser())
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._list_menu)
@@ -1055,8 +1056,9 @@ class MainWindow(QMainWindow):
         if not self.select_key(key):
             self.select_key("smart:unread")
         article = int(p.get("window/article") or 0)
-        if article:  # the article open last time
-            self._select_in_list(article, open_=True)
+        if article:  # the article open last time: shown again, its flags as they are
+            # (one marked unread with "m" to keep for later stays unread)
+            self._select_in_list(article, open_=True, mark_read=False)
         tab = int(p.get("window/tab"))
         if 0 < tab < self.tabs.count():
             self.tabs.setCurrentIndex(tab)
@@ -1330,31 +1332,39 @@ class MainWindow(QMainWindow):
             return "No articles from this feed yet."
         return "No articles yet."
 
-    def _select_in_list(self, entry_id: int, *, open_: bool) -> None:
-        """Select an entry's row (``open_``: and open it). Only the first page of a
-        long list is in yet: look there, and again once the rest has arrived (never
-        wait for 100,000 ids on the GUI thread: at start-up that delayed the window)."""
+    def _select_in_list(self, entry_id: int, *, open_: bool, mark_read: bool = True) -> None:
+        """Select an entry's row (``open_``: and open it; ``mark_read``: marking it
+        read). Only the first page of a long list is in yet: look there, and again
+        once the rest has arrived (never wait for 100,000 ids on the GUI thread: at
+        start-up that delayed the window)."""
         row = self.list_model.row_of(entry_id, load=False)
         if row >= 0:
-            self._select_row(row, open_=open_)
+            self._show_row(row, open_=open_, mark_read=mark_read)
         elif self.list_model.loading():
-            self._after_load = (entry_id, open_)
+            self._after_load = (entry_id, open_, mark_read)
 
-    _after_load: tuple[int, bool] | None = None
+    _after_load: tuple[int, bool, bool] | None = None
+
+    def _show_row(self, row: int, *, open_: bool, mark_read: bool) -> None:
+        if open_ and not mark_read:
+            self._select_row(row, open_=False)
+            self.open_entry(self.list_model.entry_id(row), mark_read=False)
+        else:
+            self._select_row(row, open_=open_)
 
     @Slot()
     def _list_loaded(self) -> None:
         wanted, self._after_load = self._after_load, None
         if wanted is None or self.selected_row() >= 0:
             return
-        entry_id, open_ = wanted
+        entry_id, open_, mark_read = wanted
         # Not if the user opened another article meanwhile (or, to open one at
         # start-up, any article).
         if self._current_entry != (None if open_ else entry_id):
             return
         row = self.list_model.row_of(entry_id, load=False)
         if row >= 0:
-            self._select_row(row, open_=open_)
+            self._show_row(row, open_=open_, mark_read=mark_read)
 
     def _search_done(self) -> None:
         """Enter in the search box: to the results, opening the first."""
@@ -1403,14 +1413,27 @@ class MainWindow(QMainWindow):
             self._select_row(row, open_=True)
 
     def _article_changed(self, *_args: Any) -> None:
-        if self._suppress_open:
-            return
         eid = self.selected_entry_id()
+        # Only a new selection opens: rows a fetch inserts above the selected one
+        # also emit selectionChanged, and that opened (and marked read) an article
+        # "n" had only selected.
+        moved, self._selected_entry = eid != self._selected_entry, eid
+        if self._suppress_open or not moved:
+            return
         if eid is not None and eid != self._current_entry:
             self.open_entry(eid)
 
-    def open_entry(self, entry_id: int) -> None:
-        """Show an article in the reader and mark it read."""
+    _selected_entry: int | None = None
+
+    def _row_clicked(self, index: QModelIndex) -> None:
+        # A click on the row "n" selected (so no selection change) opens it too.
+        if index.row() == self.selected_row():
+            eid = self.list_model.entry_id(index.row())
+            if eid is not None and eid != self._current_entry:
+                self.open_entry(eid)
+
+    def open_entry(self, entry_id: int, *, mark_read: bool = True) -> None:
+        """Show an article in the reader and (``mark_read``) mark it read."""
         try:
             entry = self.store.entry(entry_id)
             feed = self.store.feed(entry.feed_id)
@@ -1424,7 +1447,7 @@ class MainWindow(QMainWindow):
         )
         if self.tabs.currentWidget() is not self.article_view:
             self.tabs.setCurrentWidget(self.article_view)
-        if not entry.read:
+        if mark_read and not entry.read:
             self.store.set_read([entry_id], True)
             self._flags_changed([entry_id])
 

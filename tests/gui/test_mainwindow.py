@@ -580,6 +580,29 @@ def test_mark_above_and_below_as_read_follow_the_list_and_undo(env, qtbot, two_f
     assert {win.act_mark_above, win.act_mark_below, win.act_copy_link} <= set(article.actions())
 
 
+def test_a_click_on_the_row_n_selected_opens_it(env, qtbot, two_feeds):
+    """ "n" selects without opening; clicking that row (no selection change) opens
+    it and marks it read, as a click on any other row does."""
+    a, _b = two_feeds
+    win = env.window(start_scheduler=False)
+    win.select_feed(a)
+    win.list.setFocus()
+    qtbot.keyClick(win.list, Qt.Key.Key_N)
+    chosen = win.selected_entry_id()
+    assert chosen is not None and win._current_entry is None
+    rect = win.list.visualRect(win.list_model.index(win.selected_row(), COL_TITLE))
+    qtbot.mouseClick(win.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert win._current_entry == chosen and env.store.entry(chosen).read
+    assert env.store.entry(chosen).title in win.article_view.html()
+    # a click on another row opens that one, once
+    other = win.list_model.index(win.selected_row() + 1, COL_TITLE)
+    qtbot.mouseClick(
+        win.list.viewport(), Qt.MouseButton.LeftButton, pos=win.list.visualRect(other).center()
+    )
+    assert win._current_entry == win.list_model.entry_id(other.row())
+    assert unread_of(win, f"feed:{a}") == 1
+
+
 def test_copy_link_puts_the_article_link_on_the_clipboard(env, qtbot, two_feeds):
     from PySide6.QtGui import QGuiApplication
 
