@@ -1180,6 +1180,25 @@ class ArticleView(QWidget):
         self._render()
         self.browser.verticalScrollBar().setValue(0)
 
+    # what the pane shows of an article (its flags are not shown)
+    _SHOWN = ("title", "link", "author", "published", "sort_time", "content", "summary")
+
+    def refresh_entry(self, entry: Any, feed_title: str | None = None) -> bool:
+        """Show a fetch's edit of the article shown, where the reader was (the
+        scroll position and the images loaded stay). False, and nothing redrawn,
+        if another article is shown or nothing shown changed."""
+        old = self.entry
+        if old is None or self._page is not None or old.id != entry.id:
+            return False
+        title = self._feed_title if feed_title is None else feed_title
+        same = title == self._feed_title and old.enclosures == entry.enclosures
+        self.entry = entry
+        if same and all(getattr(old, f) == getattr(entry, f) for f in self._SHOWN):
+            return False
+        self._feed_title = title
+        self._render()  # keeps the scroll bar's value
+        return True
+
     def show_page(self, body_html: str) -> None:
         """Show our own HTML (welcome, empty state); no article."""
         self.entry = None

@@ -2426,10 +2426,27 @@ class MainWindow(QMainWindow):
         if self._closing:
             return
         self.list_model.forget_feeds(self._fetched_feeds)
+        self._refresh_open_article(self._fetched_feeds)
         self._fetched_feeds.clear()
         self.list_model.requery()
         self._update_unread_total()
         self._update_banner()
+
+    def _refresh_open_article(self, fetched: set[int]) -> None:
+        """The article being read, as its feed's fetch left it: an edited title or
+        text is shown in place (the list's row already follows the edit)."""
+        eid = self._current_entry
+        if eid is None or not fetched:
+            return
+        rows = self.store.entry_rows([eid])
+        if eid not in rows or rows[eid].feed_id not in fetched:
+            return  # not fetched just now (a deleted one goes with the clean-up)
+        entry = self.store.entry(eid)
+        title = self.store.feed(entry.feed_id).display_title
+        if self.article_view.refresh_entry(entry, title):
+            self.statusBar().showMessage(
+                "The article you are reading was updated by its feed", 6000
+            )
 
     @Slot(bool)
     def _update_started(self, manual: bool) -> None:

@@ -993,6 +993,44 @@ def test_a_title_a_fetch_edits_shows_in_the_list(env, qtbot):
     assert m.index(m.row_of(e.id), COL_TITLE).data() == "Edited upstream"
 
 
+def test_the_article_being_read_shows_a_fetchs_edit_where_the_reader_was(env, qtbot):
+    """A fetch that edits the article open (title, text) shows the edit in the
+    reading pane, which kept the old text until another article was opened; the
+    scroll position stays, the article stays read. A fetch that changes nothing
+    in it does not redraw it (a selection of its text stays)."""
+    from tests.gui.test_mainwindow import stored_feed
+
+    fid = stored_feed(env, "Alpha", 3)
+    win = env.window(start_scheduler=False)
+    win.resize(900, 500)
+    win.select_feed(fid)
+    eid = _open_first(qtbot, win, 3)
+    e = env.store.entry(eid)
+    long_text = "".join(f"<p>Paragraph {i} of a long article.</p>" for i in range(120))
+    edit = ParsedEntry(e.uid, e.title, e.link, "", e.published, None, long_text, "")
+    _announce(env, qtbot, win, fid, [edit])
+    view = win.article_view
+    assert "Paragraph 119" in view.html() and env.store.entry(eid).read
+    bar = view.browser.verticalScrollBar()
+    assert bar.maximum() > 400
+    bar.setValue(400)
+    retitled = ParsedEntry(e.uid, "Edited upstream", e.link, "", e.published, None,
+                           long_text.replace("Paragraph 5 ", "Edited 5 "), "")  # fmt: skip
+    _announce(env, qtbot, win, fid, [retitled])
+    html = view.html()
+    assert "Edited upstream" in html and "Edited 5" in html
+    assert bar.value() == 400 and win._current_entry == eid
+    assert env.store.entry(eid).read
+    assert "was updated by its feed" in win.statusBar().currentMessage()
+    view.browser.selectAll()
+    _announce(env, qtbot, win, fid, [retitled, pe("other", "Another", time.time())])
+    assert view.browser.textCursor().hasSelection() and bar.value() == 400
+    # an edit to another article of the feed leaves the pane alone
+    other = env.store.entry(win.list_model.entry_id(win.list_model.row_of(eid) + 1))
+    _announce(env, qtbot, win, fid, [pe(other.uid, "Other edited", other.published)])
+    assert view.browser.textCursor().hasSelection() and "Edited upstream" in view.html()
+
+
 def test_the_article_read_keeps_its_place_when_an_unread_list_is_sorted(env, qtbot):
     """Bug E: sorting keeps the selected row; one that no longer matches the list's
     query (the article just read, in "All unread") never gets its page, and is
