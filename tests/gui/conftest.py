@@ -62,3 +62,23 @@ def aged(store):
     store.set_read([ids["old0"], ids["old1"], ids["new0"]], True)
     store.set_starred([ids["old1"]], True)
     return fid
+
+
+@pytest.fixture
+def opened() -> list[str]:
+    """The links the ``view`` fixture's pane opened."""
+    return []
+
+
+@pytest.fixture
+def view(qtbot, opened, request):
+    """A reading pane, shown, at the test module's ``VIEW_SIZE`` (700 × 500 if it
+    sets none); the links it opens go to ``opened``."""
+    from smartreader.gui.article_view import ArticleView
+
+    v = ArticleView(open_url=lambda u: opened.append(u.toString()))
+    qtbot.addWidget(v)
+    v.resize(*getattr(request.module, "VIEW_SIZE", (700, 500)))
+    v.show()
+    qtbot.waitExposed(v)
+    return v

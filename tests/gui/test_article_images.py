@@ -24,16 +24,6 @@ def _entry(content: str) -> Entry:
                  1.7e9, content, "", (), False, False)  # fmt: skip
 
 
-@pytest.fixture
-def view(qtbot):
-    v = ArticleView(open_url=lambda _u: None)
-    qtbot.addWidget(v)
-    v.resize(700, 500)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
-
 def _images(view: ArticleView) -> list[tuple[str, float, float]]:
     """(name, width, height) of every image in the document, in order."""
     doc = view.browser.document()

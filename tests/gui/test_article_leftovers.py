@@ -25,18 +25,10 @@ pytestmark = [
 RTL = Qt.LayoutDirection.RightToLeft
 
 
-@pytest.fixture
-def view(qtbot):
-    v = ArticleView(open_url=lambda _u: None)
-    qtbot.addWidget(v)
-    v.resize(800, 600)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+VIEW_SIZE = (800, 600)  # the shared ``view`` fixture's size
 
 
 # -- code blocks set apart -------------------------------------------------------
-
 
 CODE = (
     "<p>Install it:</p><pre><code>$ pip install foo\n$ foo --init\n</code></pre>"

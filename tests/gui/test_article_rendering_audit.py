@@ -36,21 +36,13 @@ HEBREW = (
 )
 HEBREW_TITLE = "Apple מכריזה על iPhone 16"
 
+VIEW_SIZE = (800, 600)  # the shared ``view`` fixture's size
+
 
 def _entry(html: str, title: str = "Title", enclosures: tuple[Enclosure, ...] = ()) -> Entry:
     content, _ = sanitize_html(html, PAGE, page=PAGE)
     return Entry(1, 1, "u", title, PAGE, "Author", 1.7e9, None, 1.7e9, 1.7e9, content, "",
                  enclosures, False, False)  # fmt: skip
-
-
-@pytest.fixture
-def view(qtbot):
-    v = ArticleView(open_url=lambda _u: None)
-    qtbot.addWidget(v)
-    v.resize(800, 600)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
 
 
 def _blocks(view: ArticleView) -> list[QTextBlock]:

@@ -44,26 +44,13 @@ PARAGRAPH = (
 LONG_WORD = "Pneumono" + "x" * 300
 LONG_URL = "https://example.org/" + "/".join(f"segment{i}" for i in range(40))
 
+VIEW_SIZE = (700, 560)  # the shared ``view`` fixture's size
+
 
 def _entry(html: str) -> Entry:
     content, _ = sanitize_html(html, PAGE, page=PAGE)
     return Entry(1, 1, "u", "Title", PAGE, None, 1.7e9, None, 1.7e9, 1.7e9, content, "",
                  (), False, False)  # fmt: skip
-
-
-@pytest.fixture
-def opened() -> list[str]:
-    return []
-
-
-@pytest.fixture
-def view(qtbot, opened):
-    v = ArticleView(open_url=lambda u: opened.append(u.toString()))
-    qtbot.addWidget(v)
-    v.resize(700, 560)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
 
 
 def _show(qtbot, view: ArticleView, html: str, width: int, feed_url: str = PAGE, **kw) -> None:

@@ -48,21 +48,6 @@ def _parsed(body: str, link: str | None = POST) -> Entry:
                  p.summary, (), False, False)  # fmt: skip
 
 
-@pytest.fixture
-def opened() -> list[str]:
-    return []
-
-
-@pytest.fixture
-def view(qtbot, opened):
-    v = ArticleView(open_url=lambda u: opened.append(u.toString()))
-    qtbot.addWidget(v)
-    v.resize(700, 500)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
-
 def _anchor_pos(view: ArticleView, text: str) -> int:
     """Where the link showing ``text`` starts in the document."""
     doc = view.browser.document()

@@ -24,6 +24,8 @@ BODY = (
     + "</p>"
 ) * 8
 
+VIEW_SIZE = (1100, 700)  # the shared ``view`` fixture's size
+
 
 def _entry() -> Entry:
     return Entry(1, 1, "u", "Title", "https://example.org/a", "Ann", 1.7e9, None, 1.7e9,
@@ -31,14 +33,9 @@ def _entry() -> Entry:
 
 
 @pytest.fixture
-def view(qtbot):
-    v = ArticleView(open_url=lambda _u: None)
-    qtbot.addWidget(v)
-    v.resize(1100, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    v.show_entry(_entry(), "Feed")
-    return v
+def view(view):  # the shared one (conftest), showing an article
+    view.show_entry(_entry(), "Feed")
+    return view
 
 
 def _sizes(view: ArticleView) -> dict[str, float]:
