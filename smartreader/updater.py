@@ -262,12 +262,15 @@ class Updater:
         # the 24 h cap spans runs: what the last run (or `update --due`) spent counts
         self.scheduler.restore_requests(store.budget_request_times(t0 - DAY), t0)
         self.content = ContentTracker(store)  # profiles built lazily, per feed
+        own: dict[str, list[str]] = {}  # feeds' addresses by host
         for feed in store.feeds():
             self._add_to_scheduler(feed)
-            # ... and so does a host's Retry-After, also for the user's own refresh
-            until = self.scheduler.host_blocked_until(host_of(feed.url), t0)
-            if until is not None:
-                self.fetcher.rate_limit_host(feed.url, until)
+            own.setdefault(host_of(feed.url), []).append(feed.url)
+        # ... and so does a host's Retry-After, also for the user's own refresh; a
+        # redirect's target (no feed's own host) is blocked whichever the scheme
+        for host, until in self.scheduler.blocked_hosts(t0).items():
+            for url in own.get(host) or [f"https://{host}/", f"http://{host}/"]:
+                self.fetcher.rate_limit_host(url, until)
 
     # -- configuration ---------------------------------------------------
 
@@ -789,12 +792,14 @@ class Updater:
                 # "prefer new content": the scheduler learns the rate of novel items
                 novel = self.content.judge(feed.id, [e for e in entries if e.uid not in known])
                 items = filter_sightings(items, novel)
+            answered = host_of(result.final_url) if result.final_url else None
             obs = FetchObservation(
                 fetched_at=result.fetched_at,
                 status=status,
                 items=items,
                 hints=hints,
                 manual=manual,
+                answered_by=answered if answered and answered != host_of(feed.url) else None,
             )
             verdict = self.scheduler.observe(feed.id, obs) if self._scheduled(feed.id) else None
             missed = (

@@ -83,3 +83,6 @@ class FetchObservation:
     items: tuple[ItemSighting, ...] = ()  # every item in the window (empty on 304/error)
     hints: ServerHints = field(default_factory=ServerHints)
     manual: bool = False  # user-initiated: outside the budget but recorded
+    # the host that answered when a redirect led off the feed's own (spelled as the
+    # feed's host is): a 429's Retry-After blocks that host, not the feed's
+    answered_by: str | None = None

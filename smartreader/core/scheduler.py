@@ -268,6 +268,7 @@ class _Feed:
     version: int = 0
     inflight: bool = False
     deferred: bool = False  # its last fetch came late, waiting for the 24 h cap
+    block_host: str | None = None  # another host whose Retry-After this feed met
     notes: list[str] = field(default_factory=list)
     alerts: int = 0
     missed_total: float = 0.0
@@ -365,6 +366,11 @@ class Scheduler:
         if hb and hb[0] == f.host:  # not when the feed has moved to another host
             until = _finite(hb[1])
             self._host_block[f.host] = max(self._host_block.get(f.host, -INF), until)
+        ab = state.get("answer_block")
+        if ab and isinstance(ab[0], str):
+            until = _finite(ab[1])
+            f.block_host = ab[0]
+            self._host_block[ab[0]] = max(self._host_block.get(ab[0], -INF), until)
         return est
 
     def _rewind(self, f: _Feed, now: float) -> float:
@@ -778,6 +784,10 @@ class Scheduler:
         if kept:
             self._log = deque(sorted([*self._log, *kept]))
 
+    def blocked_hosts(self, now: float) -> dict[str, float]:
+        """Every host a 429/503's Retry-After still forbids, and until when."""
+        return {h: t for h, t in self._host_block.items() if t > now}
+
     def host_blocked_until(self, host: str, now: float) -> float | None:
         """Until when a 429/503's Retry-After forbids requests to ``host`` (None: it
         does not)."""
@@ -969,7 +979,10 @@ class Scheduler:
                         cfg.max_interval, cfg.error_backoff_base * 2 ** (f.err_count - 1)
                     )
                 nb = ra
-                self._host_block[f.host] = max(self._host_block.get(f.host, -INF), ra)
+                # the host that sent it (a redirect's target), not always the feed's
+                host = obs.answered_by or f.host
+                self._host_block[host] = max(self._host_block.get(host, -INF), ra)
+                f.block_host = host if host != f.host else None
             elif h.retry_after is not None:
                 nb = h.retry_after  # e.g. a 503 with Retry-After: honoured for this feed
         else:
@@ -1099,6 +1112,10 @@ class Scheduler:
             # feeds, so a restart cannot send another feed there early
             "host_block": [f.host, self._host_block[f.host]]
             if f.host in self._host_block
+            else None,
+            # ... and one from the host a redirect led it to
+            "answer_block": [f.block_host, self._host_block[f.block_host]]
+            if f.block_host in self._host_block
             else None,
         }
 

@@ -93,10 +93,13 @@ _SUBSTANCE = ("id", "title", "link", "summary", "content", "enclosures")
 
 
 def _looks_json(body: bytes, content_type: str | None) -> bool:
-    ct = (content_type or "").lower()
-    if "json" in ct:
-        return True
-    return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+    # The body decides when it can: an RSS document served as "application/json"
+    # (a misconfigured server) failed every fetch as "not a valid JSON feed", though
+    # discovery (looks_like_feed) took the same bytes for a feed.
+    head = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head in (b"{", b"<"):
+        return head == b"{"
+    return "json" in (content_type or "").lower()
 
 
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*\bencoding\s*=""")
@@ -132,6 +135,7 @@ def parse_feed(
         raise ParseError("the server sent an empty response instead of a feed")
     if _looks_json(body, content_type):
         return _parse_json_feed(body, url=url, now=now)
+    body = _without_cut_character(body)
     _check_entities(body)
     # No content-location: feedparser would resolve guids against it as if they
     # were URLs, changing entry identity. We resolve links ourselves.
@@ -188,6 +192,21 @@ def parse_feed(
         warnings=tuple(warnings),
         icon=_icon(feed, url),
     )
+
+
+def _without_cut_character(body: bytes) -> bytes:
+    """``body`` without the start of a UTF-8 character it stops in. A document cut
+    short inside a multi-byte character was not UTF-8 to feedparser, which then
+    read it all in a single-byte encoding (Windows-1252, ISO-8859-2): the whole
+    items kept from it came as mojibake and overwrote the stored titles. Only an
+    end cut inside a character is dropped; any other invalid byte still leaves
+    the decision to feedparser."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.end == len(body) and e.reason == "unexpected end of data":
+            return body[: e.start]
+    return body
 
 
 def _xml_error(exc: Any, body: bytes) -> str | None:

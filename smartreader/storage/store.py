@@ -1192,31 +1192,38 @@ class Store:
                 else:
                     # Same item, possibly edited upstream: its text, and a link,
                     # author or enclosure fixed there (a draft's ?p=123 link, a
-                    # broken episode file); read/starred flags stay.
-                    encs = _enclosures_to_json(e.enclosures)
+                    # broken episode file); read/starred flags stay. A field the
+                    # item comes without keeps what is stored: an item whose markup
+                    # broke (an unclosed <title> or CDATA, read leniently) came with
+                    # no title, link or text, and blanked the article stored whole.
+                    fields = (
+                        "title",
+                        "title_key",
+                        "content",
+                        "summary",
+                        "link",
+                        "author",
+                        "enclosures",
+                    )
+                    new = {
+                        "title": e.title or None,
+                        "title_key": _casefold(e.title) if e.title else None,
+                        "content": e.content or None,
+                        "summary": e.summary or None,
+                        "link": e.link or None,
+                        "author": e.author or None,
+                        "enclosures": _enclosures_to_json(e.enclosures) if e.enclosures else None,
+                        "updated": e.updated,
+                        "feed_id": rec.feed_id,
+                        "uid": e.uid,
+                    }
                     db.execute(
-                        "UPDATE entries SET title = ?, title_key = ?, content = ?, summary = ?, "
-                        "updated = ?, link = ?, author = ?, enclosures = ? "
-                        "WHERE feed_id = ? AND uid = ? AND (title != ? OR content != ? "
-                        "OR summary != ? OR link IS NOT ? OR author != ? OR enclosures != ?)",
-                        (
-                            e.title,
-                            _casefold(e.title),
-                            e.content,
-                            e.summary,
-                            e.updated,
-                            e.link,
-                            e.author,
-                            encs,
-                            rec.feed_id,
-                            e.uid,
-                            e.title,
-                            e.content,
-                            e.summary,
-                            e.link,
-                            e.author,
-                            encs,
-                        ),
+                        "UPDATE entries SET "
+                        + ", ".join(f"{c} = coalesce(:{c}, {c})" for c in fields)
+                        + ", updated = :updated WHERE feed_id = :feed_id AND uid = :uid AND ("
+                        + " OR ".join(f"coalesce(:{c}, {c}) IS NOT {c}" for c in fields)
+                        + ")",
+                        new,
                     )
             sets = ["last_fetched = ?"]
             params: list[Any] = [rec.time]
