@@ -52,3 +52,16 @@ def test_an_unknown_host_is_said_in_words(data: str, capsys) -> None:
     err = capsys.readouterr().err
     assert "feed.invalid" in err and "Errno" not in err
     assert "no server called feed.invalid was found" in err or "could not look up" in err
+
+
+@pytest.mark.parametrize("address", ["http://[::1", "http://[zz]/feed", "http://bob:pw@[::1/f"])
+def test_an_address_python_cannot_split_is_an_error_not_a_traceback(
+    data: str, capsys, address: str
+) -> None:
+    # urlsplit's ValueError ("Invalid IPv6 URL") escaped as a traceback; the
+    # password typed into the address is not repeated
+    assert main(["add", address, "--data-dir", data]) == 1
+    err = capsys.readouterr().err
+    assert "not a web address" in err and "Traceback" not in err and "pw" not in err
+    assert main(["feeds", "--json", "--data-dir", data]) == 0
+    assert capsys.readouterr().out.strip() == "[]"

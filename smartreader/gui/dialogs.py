@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import html
 import logging
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
+    QCompleter,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -58,6 +60,19 @@ from smartreader.text import count_of, date_time_text, with_kind
 log = logging.getLogger(__name__)
 
 _UNLIMITED = 16777215  # QWIDGETSIZE_MAX
+
+# Schemes that are never a user name: "mailto:a@b.c" is not "user:password@host"
+# typed without https:// (that read sent the password "a" to https://b.c)
+_NOT_A_LOGIN = re.compile(r"^(?:mailto|javascript|vbscript|data|file|ftp|tel):", re.IGNORECASE)
+
+
+def _suggest_only(combo: QComboBox) -> None:
+    """The folders as suggestions under what is typed, not typed for the user:
+    inline completion turned "News" into "News Archive" (the rest selected, easy
+    to miss), and Subscribe or OK then filed the feed there, not in a new "News"."""
+    completer = combo.completer()
+    if completer is not None:
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
 
 
 def _error_label() -> QLabel:
@@ -168,6 +183,7 @@ class AddFeedDialog(QDialog):
         self.folder.addItem("")
         self.folder.addItems(list(folders))
         self.folder.lineEdit().setPlaceholderText("(none — top level)")
+        _suggest_only(self.folder)
         if folder:
             self.folder.setCurrentText(folder)
         form.addRow("&Address:", self.url)
@@ -381,7 +397,7 @@ class AddFeedDialog(QDialog):
         if not url:
             return
         folder = self.folder.currentText().strip() or None
-        if "://" not in url and "@" in url:
+        if "://" not in url and "@" in url and not _NOT_A_LOGIN.match(url):
             url = "https://" + url  # user:password@host/feed
         clean, user, password = keyring_credentials.split_userinfo(url)
         try:
@@ -540,6 +556,7 @@ class FeedPropertiesDialog(QDialog):
         self.folder.addItems([f.name for f in store.folders()])
         self.folder.setCurrentText(feed.folder or "")
         self.folder.lineEdit().setPlaceholderText("(none — top level)")
+        _suggest_only(self.folder)
         # as wide as the other fields: sized to its text, an empty one (a feed at
         # the top level, no folders yet) was a 30 px box without its placeholder
         self.folder.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)

@@ -289,6 +289,7 @@ class _SubscribeRequest:
     serial: int
     option: Any = None  # a FeedOption
     wanted: bool = True
+    new_folder: str | None = None  # the folder to make, not there when asked
 
 
 class UnsubscribeCommand(AppliedCommand):
@@ -1669,8 +1670,11 @@ class MainWindow(QMainWindow):
         fid = self.current_feed_id()
         if fid is None:
             return
+        before = self.store.feed(fid)
         dlg = FeedPropertiesDialog(self.store, fid, self)
-        if dlg.exec():
+        # Cancel can follow a partial save (the title, folder and the rest are kept
+        # when the keyring refuses the password): the tree must show that too.
+        if dlg.exec() or self.store.feed(fid) != before:
             self.sched.feed_changed(fid)
             if dlg.keep_changed:
                 self.sched.cleanup_now()
@@ -1853,7 +1857,15 @@ class MainWindow(QMainWindow):
     # -- subscribing, OPML -------------------------------------------------------------
 
     def add_feed(self, url: str | None = None) -> AddFeedDialog:
-        """Open the Add feed dialog (non-modal; returned for tests)."""
+        """Open the Add feed dialog (non-modal; returned for tests). One at a time:
+        a second left the first's answer with nowhere to go (it spun for ever)."""
+        open_ = self._add_dialog
+        if open_ is not None:
+            if url and open_.url.isEnabled():  # not while it looks for a feed
+                open_.url.setText(url)
+            open_.raise_()
+            open_.activateWindow()
+            return open_
         folders = [f.name for f in self.store.folders()]
         node = self.tree_model.node(self.tree.currentIndex())
         dlg = AddFeedDialog(folders, self, folder=node.title if node.kind == "folder" else None)
@@ -1879,8 +1891,14 @@ class MainWindow(QMainWindow):
     # Cancel while some run clears their ``wanted``.
     _requests: deque[_SubscribeRequest]
 
+    def _new_folder(self, folder: object) -> str | None:
+        """The folder name, if the subscription will make that folder."""
+        if isinstance(folder, str) and self.store.folder_id(folder, create=False) is None:
+            return folder.strip() or None
+        return None
+
     def _request_subscription(self, serial: int, url: str, folder: object, login: Any) -> None:
-        self._requests.append(_SubscribeRequest(serial))
+        self._requests.append(_SubscribeRequest(serial, new_folder=self._new_folder(folder)))
         self.sched.subscribe(url, folder, choose=True, login=login)  # type: ignore[arg-type]
 
     def _request_chosen(self, serial: int, options: list[Any], folder: object, login: Any) -> None:
@@ -1888,8 +1906,9 @@ class MainWindow(QMainWindow):
         login typed for the site goes only to its feeds on the same site (as the
         fetcher's rule for a redirect): elsewhere it would give the password away."""
         page = self._add_dialog.url.text().strip() if self._add_dialog is not None else ""
+        new = self._new_folder(folder)
         for option in options:
-            self._requests.append(_SubscribeRequest(serial, option))
+            self._requests.append(_SubscribeRequest(serial, option, new_folder=new))
             self.sched.subscribe(
                 option.address,
                 folder,  # type: ignore[arg-type]
@@ -1924,7 +1943,7 @@ class MainWindow(QMainWindow):
     def _subscribed(self, feed_id: int) -> None:
         r = self._answer()
         if not r.wanted:
-            self._drop_cancelled(feed_id)
+            self._drop_cancelled(feed_id, r.new_folder)
             return
         self._leave_welcome()
         self.list_model.reload_feed_titles()
@@ -1972,16 +1991,21 @@ class MainWindow(QMainWindow):
             return
         self.statusBar().showMessage(message, 6000)
 
-    def _drop_cancelled(self, feed_id: int) -> None:
+    def _drop_cancelled(self, feed_id: int, new_folder: str | None = None) -> None:
         """The user cancelled this subscription before the worker was done with it
-        (the feed cannot be interrupted mid-fetch): take it out again, quietly."""
+        (the feed cannot be interrupted mid-fetch): take it out again, quietly, and
+        the folder it made (``new_folder``), left empty."""
         title = self._feed_title(feed_id)
         try:
             unsubscribe(self.store, feed_id, keep_for_undo=False)
+            folder = self.store.folder_id(new_folder, create=False) if new_folder else None
+            if folder is not None and not any(f.folder_id == folder for f in self.store.feeds()):
+                self.store.delete_folder(folder)
         except SmartReaderError as e:  # a busy database: it stays, and the user sees it
             self.tree_model.reload()
             self.statusBar().showMessage(f"Could not cancel subscribing to {title}: {e}", 10_000)
             return
+        self.tree_model.reload()  # the folder, if the tree had it
         self.sched.feed_changed(feed_id)
         self.statusBar().showMessage(f"Cancelled: not subscribed to {title}", 6000)
 

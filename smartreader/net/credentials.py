@@ -59,7 +59,10 @@ def split_userinfo(url: str) -> tuple[str, str | None, str | None]:
     URLs without userinfo come back unchanged with ``(None, None)``. The host
     part keeps its original spelling (no lower-casing, no normalisation).
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # no address at all ("http://[::1"): nothing to split, and
+        return url, None, None  # what checks the address says so
     if "@" not in parts.netloc:
         return url, None, None
     userinfo, _, hostport = parts.netloc.rpartition("@")
@@ -194,6 +197,10 @@ def move_password(old_key: str, old_username: str, new_key: str, new_username: s
         if kept is not None:  # a session-only password moves in memory
             _session[_account(new_key, new_username)] = kept
             return True
+    if not keyring_available():
+        # nothing can be saved in a keyring there is not (as for delete_password):
+        # asking it refused every change of such a feed's address or user name
+        return False
     password = get_password(old_key, old_username)
     if password is None:
         return False

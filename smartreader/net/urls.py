@@ -12,6 +12,7 @@ from smartreader.net.discover import without_feed_scheme
 
 # "javascript:…", "mailto:…": a scheme without "//" (but "host:8080/feed" is a port)
 _BARE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+_USERINFO = re.compile(r"//[^/?#]*@")  # a password typed into the address
 
 
 def typed_address(text: str) -> str:
@@ -24,7 +25,11 @@ def typed_address(text: str) -> str:
         if _BARE_SCHEME.match(url):
             raise UsageError(f"only http and https feeds are supported, not {url!r}")
         url = "https://" + url
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "http://[::1" (a bracket not closed): a traceback in the CLI
+        shown = _USERINFO.sub("//***@", text.strip())
+        raise UsageError(f"not a web address: {shown!r}") from None
     if parts.scheme.lower() not in ("http", "https"):
         raise UsageError(f"only http and https feeds are supported, not {url!r}")
     if not parts.hostname:

@@ -948,10 +948,13 @@ class Store:
         min_interval, load_images, auth_username, status, url, keep_days."""
         sets: list[str] = []
         params: list[Any] = []
+        new_folder = None  # made in the update's transaction: a refused one makes none
         if "folder" in changes:
-            folder = changes.pop("folder")
+            folder = _name(changes.pop("folder") or "")
+            folder_id = self.folder_id(folder, create=False) if folder else None
+            new_folder = folder if folder and folder_id is None else None
             sets.append("folder_id = ?")
-            params.append(self.folder_id(folder) if folder else None)
+            params.append(folder_id)
         for key, value in changes.items():
             if key not in self._FEED_SETTINGS:
                 raise UsageError(f"unknown feed setting {key!r}")
@@ -969,6 +972,9 @@ class Store:
             return
         try:
             with self._tx() as db:
+                if new_folder is not None:
+                    ins = db.execute("INSERT INTO folders (name) VALUES (?)", (new_folder,))
+                    params[0] = int(ins.lastrowid or 0)
                 cur = db.execute(
                     f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, feed_id)
                 )
