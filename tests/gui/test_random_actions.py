@@ -48,8 +48,9 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 
 from smartreader.core.models import ParsedEntry
 from smartreader.gui import mainwindow, models
-from smartreader.gui.models import COL_DATE, COL_FEED, COL_TITLE, RowRole, UnreadRole
+from smartreader.gui.models import COL_DATE, COL_FEED, COL_TITLE, RowRole
 from smartreader.storage.store import FetchRecord
+from tests.gui.tree_check import tree_problems
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -282,43 +283,7 @@ class Session:
             problems += [f"warning box: {x}" for x in self.warned if "already exists" not in x]
             self.warned = []
         # -- the tree
-        feeds = store.feeds()
-        counts = store.unread_counts()
-        tm = w.tree_model
-        for f in feeds:
-            idx = tm.index_for_key(f"feed:{f.id}")
-            if not idx.isValid():
-                problems.append(f"feed {f.id} ({f.display_title}) not in the tree")
-                continue
-            if idx.data() != f.display_title:
-                problems.append(f"feed {f.id} shown as {idx.data()!r}, is {f.display_title!r}")
-            parent = idx.parent()
-            shown_folder = tm.node(parent).title if parent.isValid() else None
-            if shown_folder != f.folder:
-                problems.append(f"feed {f.id} under {shown_folder!r}, in {f.folder!r}")
-            got = int(idx.data(UnreadRole))
-            if got != counts.get(f.id, 0):
-                problems.append(f"feed {f.id} shows {got} unread, store {counts.get(f.id, 0)}")
-        in_tree = {k for k, _n in tm.unread_in_order()}
-        gone = {k for k in in_tree if k.startswith("feed:")} - {f"feed:{f.id}" for f in feeds}
-        if gone:
-            problems.append(f"tree shows unsubscribed feeds {sorted(gone)}")
-        for folder in store.folders():
-            idx = tm.index_for_key(f"folder:{folder.id}")
-            if not idx.isValid():
-                problems.append(f"folder {folder.name} not in the tree")
-                continue
-            want = sum(counts.get(f.id, 0) for f in feeds if f.folder_id == folder.id)
-            if int(idx.data(UnreadRole)) != want:
-                problems.append(f"folder {folder.name} shows {idx.data(UnreadRole)}, store {want}")
-        total = sum(counts.values())
-        for key, want in (("smart:unread", total), ("smart:starred", store.starred_count())):
-            got = int(tm.index_for_key(key).data(UnreadRole))
-            if got != want:
-                problems.append(f"{key} shows {got}, store {want}")
-        title = w.windowTitle()
-        if (f"({total})" not in title) if total else ("(" in title):
-            problems.append(f"window title {title!r}, {total} unread")
+        problems += tree_problems(w, store)
         # -- the list
         m = w.list_model
         if m.loading():
@@ -363,10 +328,10 @@ class Session:
                 )
                 break
             prev = (i, k)
-        node = tm.node(w.tree.currentIndex())
+        node = w.tree_model.node(w.tree.currentIndex())
         if w.tree.currentIndex().isValid() and w.list_title.text() != node.title:
             problems.append(f"list titled {w.list_title.text()!r}, the tree's {node.title!r}")
-        names = {f.id: f.display_title for f in feeds}
+        names = {f.id: f.display_title for f in store.feeds()}
         store_rows = store.entry_rows(ids)
         for r, i in enumerate(ids):
             shown = m.data(m.index(r, COL_TITLE), RowRole)

@@ -68,7 +68,6 @@ from shiboken6 import isValid
 from smartreader.core.models import ParsedEntry
 from smartreader.errors import SmartReaderError
 from smartreader.gui.dialogs import AddFeedDialog, FeedPropertiesDialog
-from smartreader.gui.models import UnreadRole
 from smartreader.gui.settings import SettingsDialog, _enforced
 from smartreader.net.opml import parse_opml
 from smartreader.net.sanitize import plain_text
@@ -82,6 +81,7 @@ from smartreader.updater import (
     keep_days_of,
 )
 from tests.gui.test_mainwindow import rss
+from tests.gui.tree_check import tree_problems
 from tests.httpserver import Reply
 
 pytestmark = [
@@ -428,40 +428,7 @@ class Session:
                 problems.append(f"setting {k}: stored {v!r}, expected {want['settings'][k]!r}")
         self.expected = now  # (what is wrong is said once)
         # -- the tree
-        feeds = store.feeds()
-        counts = store.unread_counts()
-        tm = w.tree_model
-        for f in feeds:
-            idx = tm.index_for_key(f"feed:{f.id}")
-            if not idx.isValid():
-                problems.append(f"feed {f.id} ({f.display_title}) not in the tree")
-                continue
-            if idx.data() != f.display_title:
-                problems.append(f"feed {f.id} shown as {idx.data()!r}, is {f.display_title!r}")
-            parent = idx.parent()
-            shown_folder = tm.node(parent).title if parent.isValid() else None
-            if shown_folder != f.folder:
-                problems.append(f"feed {f.id} under {shown_folder!r}, in {f.folder!r}")
-            if int(idx.data(UnreadRole)) != counts.get(f.id, 0):
-                problems.append(f"feed {f.id} shows {idx.data(UnreadRole)} unread, "
-                                f"store {counts.get(f.id, 0)}")  # fmt: skip
-        in_tree = {k for k, _n in tm.unread_in_order()}
-        gone = {k for k in in_tree if k.startswith("feed:")} - {f"feed:{f.id}" for f in feeds}
-        if gone:
-            problems.append(f"tree shows unsubscribed feeds {sorted(gone)}")
-        for folder in store.folders():
-            idx = tm.index_for_key(f"folder:{folder.id}")
-            if not idx.isValid():
-                problems.append(f"folder {folder.name!r} not in the tree")
-            elif idx.data() != folder.name:
-                problems.append(f"folder {folder.name!r} shown as {idx.data()!r}")
-        total = sum(counts.values())
-        got = int(tm.index_for_key("smart:unread").data(UnreadRole))
-        if got != total:
-            problems.append(f"All unread shows {got}, store {total}")
-        title = w.windowTitle()
-        if (f"({total})" not in title) if total else ("(" in title):
-            problems.append(f"window title {title!r}, {total} unread")
+        problems += tree_problems(w, store)
         # -- Qt
         for rec in self.qtlog.records[self._qt_seen :]:
             if rec.type in _BAD_MSGS and not any(x in rec.message for x in _OFFSCREEN):
