@@ -477,7 +477,7 @@ class WeekRateChart(_Chart):
         p.drawText(
             QRectF(plot.left(), row + line_h, plot.width(), line_h),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            "items / hour",
+            "↑ items / hour",  # the arrow: the vertical axis's unit, not the row's
         )
 
         # Legend.
@@ -678,7 +678,7 @@ class DelayBudgetChart(_Chart):
             p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
             p.setPen(c["muted"])
             # centred on the tick, kept inside the widget (the last one was cut)
-            left = min(max(x - 30, 0.0), self.width() - 62.0)
+            left = min(max(x - 30, 0.0), self.width() - 66.0)  # off the frame
             p.drawText(
                 QRectF(left, plot.bottom() + 3, 60, line_h),
                 Qt.AlignmentFlag.AlignCenter if left == x - 30 else Qt.AlignmentFlag.AlignRight,
@@ -693,7 +693,7 @@ class DelayBudgetChart(_Chart):
         p.drawText(
             QRectF(plot.left(), plot.bottom() + 3 + line_h, plot.width(), line_h),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            "mean delay (log scale)",
+            "↑ mean delay (log scale)",  # the vertical axis's, not the row's
         )
 
         def line(values: list[float], pen: QPen) -> None:

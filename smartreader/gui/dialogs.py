@@ -550,6 +550,7 @@ class FeedPropertiesDialog(QDialog):
         self.title = QLineEdit(feed.user_title or "")
         self.title.setPlaceholderText(feed.title or feed.url)
         self.url = QLineEdit(feed.url)
+        self.url.setCursorPosition(0)  # a long address shows its host, not its query's end
         self.folder = QComboBox()
         self.folder.setEditable(True)
         self.folder.addItem("")

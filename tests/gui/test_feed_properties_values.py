@@ -70,3 +70,16 @@ def test_an_empty_folder_box_is_as_wide_as_the_other_fields(qtbot, store):
     qtbot.waitExposed(dlg)
     assert dlg.folder.currentText() == ""
     assert dlg.folder.width() >= dlg.title.width() - 2
+
+
+def test_a_long_address_shows_its_host(qtbot, store):
+    # scrolled to its end, the field showed "…/feed.xml?format=rss&lang=en", no host
+    url = "https://news.example.org/" + "/".join(["deep"] * 20) + "/feed.xml?format=rss"
+    fid = store.add_feed(url, title="A")
+    dlg = dialog(qtbot, store, fid)
+    dlg.resize(520, 340)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.url.text() == url and dlg.url.cursorPosition() == 0
+    left = dlg.url.cursorRect().left()
+    assert left < dlg.url.width() // 4  # the start of the text is in view
