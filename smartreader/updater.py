@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -73,6 +74,9 @@ DEFAULT_KEEP_UNREAD_DAYS = 0.0
 KEEP_DAYS_RANGE = (0.0, 36_500.0)
 CLEANUP_EVERY = 86_400.0  # seconds between two purges of old articles
 LAST_CLEANUP = "last_cleanup"
+# the fetcher's Retry-After blocks by host:port, kept across restarts: one an icon
+# request or a redirect's target met is not any feed's own host
+HOST_BLOCKS = "host_blocks"
 
 
 log = logging.getLogger(__name__)
@@ -271,6 +275,8 @@ class Updater:
         for host, until in self.scheduler.blocked_hosts(t0).items():
             for url in own.get(host) or [f"https://{host}/", f"http://{host}/"]:
                 self.fetcher.rate_limit_host(url, until)
+        self._kept_blocks = _blocks(store.get_setting(HOST_BLOCKS), t0)
+        self.fetcher.restore_host_blocks(self._kept_blocks)
 
     # -- configuration ---------------------------------------------------
 
@@ -848,6 +854,7 @@ class Updater:
                 self._refresh_icon(feed, doc)
             except Exception:  # an icon is decoration: it must never fail an update
                 log.exception("icon lookup failed for feed %s", feed.id)
+        self._keep_host_blocks()
         return UpdateResult(
             feed.id,
             status,
@@ -978,10 +985,35 @@ class Updater:
         with self._lock:
             return self.scheduler.request_free_at(budget_per_day, self.now())
 
+    def _keep_host_blocks(self) -> None:
+        """Save the fetcher's Retry-After blocks when they change (rarely)."""
+        blocks = self.fetcher.host_blocks()
+        with self._lock:
+            if blocks == self._kept_blocks:
+                return
+            self._kept_blocks = blocks
+            try:
+                self.store.set_setting(HOST_BLOCKS, blocks)
+            except StorageError as e:  # a busy or full disk, a read-only store: in memory
+                log.warning("could not save the hosts' Retry-After: %s", e)
+
     def close(self) -> None:
+        self._keep_host_blocks()
         self.fetcher.close()
         if self.parse_pool is not None:
             self.parse_pool.close()
+
+
+def _blocks(value: Any, now: float) -> dict[str, float]:
+    """A saved ``HOST_BLOCKS`` setting, the blocks not over yet (a damaged value:
+    none)."""
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    for host, until in value.items():
+        if isinstance(host, str) and isinstance(until, int | float) and until > now:
+            out[host] = float(until)
+    return out
 
 
 def feeds_ids_unique(ids: Sequence[int]) -> list[int]:

@@ -574,6 +574,17 @@ class Fetcher:
         learned before this Fetcher existed: the app's previous run)."""
         self._rate_limit_host(_host_key(httpx.URL(url)), until)
 
+    def host_blocks(self) -> dict[str, float]:
+        """Every ``host:port`` still cooling down, and until when (to keep them
+        across a restart; :meth:`restore_host_blocks` puts them back)."""
+        now = self._now()
+        with self._lock:
+            return {h: t for h, t in self._not_before.items() if t > now}
+
+    def restore_host_blocks(self, blocks: dict[str, float]) -> None:
+        for host, until in blocks.items():
+            self._rate_limit_host(host, until)
+
     def _rate_limit_host(self, host: str, until: float) -> None:
         with self._lock:
             self._not_before[host] = max(until, self._not_before.get(host, until))

@@ -56,7 +56,7 @@ from smartreader.net import favicon
 from smartreader.net.fetch import Fetcher, FetchLimits
 from smartreader.net.parsepool import ParsePool
 from smartreader.storage.store import Store
-from smartreader.updater import Updater, UpdateResult
+from smartreader.updater import HOST_BLOCKS, Updater, UpdateResult
 from tests.httpserver import FeedServer, RecordedRequest, Reply
 from tests.shared import CORPUS
 
@@ -1106,6 +1106,53 @@ def test_a_redirect_targets_retry_after_holds_after_a_restart(tmp_path: Path) ->
         finally:
             up.close()
         assert b.requests_for("/y.xml") == []
+
+
+def test_an_icon_requests_retry_after_holds_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The feed's host answers its icon request with 429 Retry-After: 3600. The
+    # fetcher then holds the host, but only in memory: after a restart the feed
+    # was fetched there at once. The blocks are kept in the store now.
+    monkeypatch.setattr(favicon, "icon_candidates", _local_icons_only)
+    clock = Clock()
+    with FeedServer() as a, Store(tmp_path / "db.sqlite3") as store:
+        a.route("/x.xml", Reply(body=RSS_ONE, headers={"Content-Type": "application/rss+xml"}))
+        a.route("/favicon.ico", Reply(status=429, headers={"Retry-After": "3600"}))
+        x = store.add_feed(a.url("/x.xml"), now=T0)
+        up = Updater(store, fetcher=Fetcher(now=clock, trust_env=False), now=clock,
+                     fetch_icons=True)  # fmt: skip
+        try:
+            assert up.update([x])[0].status == "ok"
+            assert a.requests_for("/favicon.ico")
+        finally:
+            up.close()
+        assert len(a.requests_for("/x.xml")) == 1
+        clock.t += 60  # a restart a minute later
+        up = _updater(store, clock)
+        try:
+            assert up.update([x])[0].status == "rate_limited"
+            clock.t += 3600
+            assert up.update([x])[0].status == "ok"  # and not for longer
+        finally:
+            up.close()
+        assert len(a.requests_for("/x.xml")) == 2
+
+
+@pytest.mark.parametrize(
+    "saved", ["garbage", [1, 2], {"a.example:443": "soon", "b.example:443": float("nan")}]
+)
+def test_a_damaged_saved_host_block_is_ignored(tmp_path: Path, saved: object) -> None:
+    clock = Clock()
+    with FeedServer() as a, Store(tmp_path / "db.sqlite3") as store:
+        a.route("/x.xml", Reply(body=RSS_ONE, headers={"Content-Type": "application/rss+xml"}))
+        x = store.add_feed(a.url("/x.xml"), now=T0)
+        store.set_setting(HOST_BLOCKS, saved)
+        up = _updater(store, clock)
+        try:
+            assert up.update([x])[0].status == "ok"
+        finally:
+            up.close()
 
 
 def _rss(*guids: str) -> bytes:
