@@ -804,9 +804,14 @@ class Session:
                 ):
                     self.fail(f"Properties refused {shown} ({error}) without a message")
                 kept = self.props_shown(dlg)
-                if {k: v for k, v in kept.items() if k != "url"} != {
-                    k: v for k, v in shown.items() if k != "url"
-                } or kept["url"].strip() != shown["url"].strip():
+
+                def same(d: dict[str, Any]) -> dict[str, Any]:
+                    # Enter in the Folder box takes an existing folder's spelling
+                    # ("news" -> "News"): the same folder, as the store reads it
+                    return {k: v.casefold() if k == "folder" else v
+                            for k, v in d.items() if k != "url"}  # fmt: skip
+
+                if same(kept) != same(shown) or kept["url"].strip() != shown["url"].strip():
                     self.fail(f"refused Properties lost what was typed: {shown} -> {kept}")
                 did.append(f"{how}: refused ({error}: {dlg.error.text()[:60]!r}), then Esc")
                 self.leave(dlg, "esc")
