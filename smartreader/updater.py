@@ -270,10 +270,10 @@ class Updater:
         for feed in store.feeds():
             self._add_to_scheduler(feed)
             own.setdefault(host_of(feed.url), []).append(feed.url)
-        # ... and so does a host's Retry-After, also for the user's own refresh; a
-        # redirect's target (no feed's own host) is blocked whichever the scheme
+        # ... and so does a host's Retry-After, also for the user's own refresh (the
+        # fetcher's own, a redirect target's or an icon's included, are saved whole)
         for host, until in self.scheduler.blocked_hosts(t0).items():
-            for url in own.get(host) or [f"https://{host}/", f"http://{host}/"]:
+            for url in own.get(host, []):
                 self.fetcher.rate_limit_host(url, until)
         self._kept_blocks = _blocks(store.get_setting(HOST_BLOCKS), t0)
         self.fetcher.restore_host_blocks(self._kept_blocks)
@@ -998,7 +998,10 @@ class Updater:
                 log.warning("could not save the hosts' Retry-After: %s", e)
 
     def close(self) -> None:
-        self._keep_host_blocks()
+        try:
+            self._keep_host_blocks()
+        except Exception:  # closing must not fail (a store closed first, say)
+            log.exception("could not save the hosts' Retry-After at close")
         self.fetcher.close()
         if self.parse_pool is not None:
             self.parse_pool.close()
