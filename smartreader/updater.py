@@ -277,6 +277,11 @@ class Updater:
                 self.fetcher.rate_limit_host(url, until)
         self._kept_blocks = _blocks(store.get_setting(HOST_BLOCKS), t0)
         self.fetcher.restore_host_blocks(self._kept_blocks)
+        for host, urls in own.items():  # the fetcher's (a redirect target's) plan too
+            for url in urls:
+                until = self.fetcher.host_not_before(url)
+                if until is not None:
+                    self.scheduler.block_host(host, until)
 
     # -- configuration ---------------------------------------------------
 

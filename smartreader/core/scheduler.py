@@ -268,7 +268,6 @@ class _Feed:
     version: int = 0
     inflight: bool = False
     deferred: bool = False  # its last fetch came late, waiting for the 24 h cap
-    block_host: str | None = None  # another host whose Retry-After this feed met
     notes: list[str] = field(default_factory=list)
     alerts: int = 0
     missed_total: float = 0.0
@@ -366,11 +365,6 @@ class Scheduler:
         if hb and hb[0] == f.host:  # not when the feed has moved to another host
             until = _finite(hb[1])
             self._host_block[f.host] = max(self._host_block.get(f.host, -INF), until)
-        ab = state.get("answer_block")
-        if ab and isinstance(ab[0], str):
-            until = _finite(ab[1])
-            f.block_host = ab[0]
-            self._host_block[ab[0]] = max(self._host_block.get(ab[0], -INF), until)
         return est
 
     def _rewind(self, f: _Feed, now: float) -> float:
@@ -788,6 +782,10 @@ class Scheduler:
         """Every host a 429/503's Retry-After still forbids, and until when."""
         return {h: t for h, t in self._host_block.items() if t > now}
 
+    def block_host(self, host: str, until: float) -> None:
+        """No request to ``host`` before ``until`` (a Retry-After)."""
+        self._host_block[host] = max(self._host_block.get(host, -INF), until)
+
     def host_blocked_until(self, host: str, now: float) -> float | None:
         """Until when a 429/503's Retry-After forbids requests to ``host`` (None: it
         does not)."""
@@ -981,8 +979,7 @@ class Scheduler:
                 nb = ra
                 # the host that sent it (a redirect's target), not always the feed's
                 host = obs.answered_by or f.host
-                self._host_block[host] = max(self._host_block.get(host, -INF), ra)
-                f.block_host = host if host != f.host else None
+                self.block_host(host, ra)
             elif h.retry_after is not None:
                 nb = h.retry_after  # e.g. a 503 with Retry-After: honoured for this feed
         else:
@@ -1112,10 +1109,6 @@ class Scheduler:
             # feeds, so a restart cannot send another feed there early
             "host_block": [f.host, self._host_block[f.host]]
             if f.host in self._host_block
-            else None,
-            # ... and one from the host a redirect led it to
-            "answer_block": [f.block_host, self._host_block[f.block_host]]
-            if f.block_host in self._host_block
             else None,
         }
 
