@@ -390,6 +390,9 @@ class SettingsDialog(QDialog):
         self.min_interval.setRange(MIN_INTERVAL_MIN, MIN_INTERVAL_MAX)
         self.min_interval.setSuffix(" min")
         self.min_interval.setValue(max(1, round(self._initial_min_interval / 60)))
+        # what the box shows (whole minutes): a stored 7.5 min is written back only
+        # when the user changes the box, not rounded to 8 by a mere OK
+        self._initial_min_interval_shown = self.min_interval_s()
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
         form.addRow("&Minimum interval per feed:", self.min_interval)
         # the estimate and the curve are for the interval shown, not the saved one
@@ -784,7 +787,7 @@ class SettingsDialog(QDialog):
                 self.store.set_setting(CONTENT_AWARE, content)
             if budget != self._initial_budget_shown:
                 self.store.set_setting("budget_per_day", budget)
-            if min_interval != self._initial_min_interval:
+            if min_interval != self._initial_min_interval_shown:
                 self.store.set_setting("min_interval", min_interval)
             # Only what was changed here: a value this dialog merely showed may have
             # been changed since it opened (another Settings, the tray's menu), and
@@ -802,7 +805,7 @@ class SettingsDialog(QDialog):
         super().accept()
         if budget != self._initial_budget_shown:
             self.budgetChanged.emit(budget)
-        if min_interval != self._initial_min_interval:
+        if min_interval != self._initial_min_interval_shown:
             self.minIntervalChanged.emit(min_interval)
         if theme != self._initial_theme:
             self.themeChanged.emit(theme)

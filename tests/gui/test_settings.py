@@ -289,3 +289,25 @@ def test_a_budget_below_what_the_last_day_used_says_when_checks_resume(
     assert time.strftime("%H:%M", time.localtime(free)) in text
     dlg.budget_spin.setValue(200)
     qtbot.waitUntil(lambda: "already used" not in dlg.estimate.text(), timeout=3000)
+
+
+def test_ok_leaves_a_minimum_interval_the_box_rounds_as_stored(qtbot, request, store):
+    # 7.5 min (set by a script or an older version) shows as 8 min; OK without
+    # touching the box must not round the stored value.
+    store.set_setting("min_interval", 450.0)
+    up = _updater(request, store)
+    dlg = SettingsDialog(store, up)
+    qtbot.addWidget(dlg)
+    assert dlg.min_interval.value() == 8
+    with qtbot.assert_not_emitted(dlg.minIntervalChanged):
+        dlg.accept()
+    assert store.get_setting("min_interval") == 450.0
+
+    # changing it writes what the box says
+    dlg = SettingsDialog(store, up)
+    qtbot.addWidget(dlg)
+    dlg.min_interval.setValue(9)
+    with qtbot.wait_signal(dlg.minIntervalChanged) as sig:
+        dlg.accept()
+    assert sig.args == [540.0]
+    assert store.get_setting("min_interval") == 540.0
