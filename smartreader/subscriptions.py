@@ -202,12 +202,21 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     # In one spelling: "HTTP://Example.org/feed" from a file is the feed at
     # "http://example.org/feed", not a second one.
     known = {canonical_url(u) for f in store.feeds() for u in (f.url, *f.previous_urls)}
+    handled: set[str] = set()  # by this import: a second outline of one is a duplicate
     for sub in result.subscriptions:
         url, user, password = credentials.split_userinfo(sub.url)
         url = canonical_url(url)
+        if url in handled:  # the file's own duplicate, in another spelling or with a login
+            label = sub.title or credentials.redact(sub.url)
+            report.problems.append(f"outline {label!r}: duplicate of {url}")
+            continue
         if url in known:  # also under an address it left
+            handled.add(url)
             report.already += 1
             continue
+        # a reader names a feed it has no name for by its address, login and all:
+        # the password goes to the keyring, not into the name
+        title = credentials.without_userinfo(sub.title)
         changes, problems = parse_settings(sub)
         report.problems.extend(problems)
         if user:
@@ -220,23 +229,23 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         # The name the feed had in the reader the list comes from: kept, unless
         # the first fetch shows it was only the feed's own title (then it follows
         # the feed's). A file of ours names only what its user renamed.
-        own = None if result.ours or sub.title == url else sub.title
+        own = None if result.ours or title == url else title
         try:
             fid = store.add_feed(
-                url, folder=sub.folder, title=sub.title or "", user_title=own,
+                url, folder=sub.folder, title=title or "", user_title=own,
                 auth_username=user, now=now, site_link=sub.site_url,
             )  # fmt: skip
         except UsageError:  # subscribed meanwhile (the updater moved a feed there)
             report.already += 1
             continue
         known.add(url)
+        handled.add(url)
         if changes:
             store.update_feed(fid, **changes)
         report.added.append(fid)
-    existing = {f.name for f in store.folders()}
     for name in result.folders:
-        if name not in existing:
-            store.folder_id(name)
+        # the store's own test of a name (any case, cleaned): "news" is "News"
+        if store.folder_id(name, create=False) is None and store.folder_id(name) is not None:
             report.empty_folders.append(name)
     report.notes = list(result.notes)
     return report

@@ -75,6 +75,11 @@ def split_userinfo(url: str) -> tuple[str, str | None, str | None]:
     return clean, username, password
 
 
+def without_userinfo(text: str) -> str:
+    """``text`` with every URL's ``user:password@`` taken out."""
+    return _USERINFO.sub(lambda m: m.group("scheme"), text)
+
+
 def redact(text: str) -> str:
     """``text`` with URL userinfo replaced by ``***`` and secret-looking query values masked."""
     text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)

@@ -3,10 +3,11 @@ bad outlines reported, never fatal for the good ones) and export.
 
 Our folders are flat names; nested OPML folders become ``"Parent / Child"`` and
 are written back as nested outlines, so a round trip keeps the tree; an empty
-folder is kept too. A feed outline that holds outlines of its own brings them in
-a folder named after it (noted, never dropped). A feed's own
-settings travel as attributes in our namespace (``NS``): other readers ignore them;
-what they mean is ``smartreader.subscriptions``' business, not the parser's.
+folder is kept too, and so is one that holds only folders (marked as ours). A
+feed outline that holds outlines of its own brings them in a folder named after
+it (noted, never dropped); so does a web page's. A feed's own settings travel
+as attributes in our namespace (``NS``): other readers ignore them; what they
+mean is ``smartreader.subscriptions``' business, not the parser's.
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class OpmlResult:
     problems: list[str] = field(default_factory=list)  # what was left out, and why
     title: str = ""
     # Folders with nothing in them in the file (an outline with a name, no address
-    # and no outlines inside): kept, as our flat names. Folders that hold feeds are
+    # and no outlines inside), and in a file of ours the folders marked as folders
+    # that hold only folders: kept, as our flat names. Folders that hold feeds are
     # named by the feeds' ``folder``.
     folders: list[str] = field(default_factory=list)
     # What was read other than as written, nothing left out: a file in no declared
@@ -126,10 +128,12 @@ def parse_opml(data: bytes) -> OpmlResult:
     if tag != "opml":
         raise ParseError(f"not an OPML file (root element is <{tag}>)")
     result = OpmlResult(notes=notes, ours=NS in text)
-    head = root.find("head")
+    # by local name: a file in a namespace (xmlns="http://opml.org/spec2") is OPML too
+    head = _child(root, "head")
     if head is not None:
-        result.title = plain_text(head.findtext("title") or "")
-    body = root.find("body")
+        title = _child(head, "title")
+        result.title = plain_text(title.text if title is not None else "")
+    body = _child(root, "body")
     if body is None:
         raise ParseError("the OPML file has no <body>")
     seen: set[str] = set()
@@ -149,20 +153,23 @@ def parse_opml(data: bytes) -> OpmlResult:
             # OPML's attribute names in any case ("xmlURL" is common enough); ours,
             # in our namespace ("{…}minInterval"), as written
             a = {k if k.startswith("{") else k.lower(): v for k, v in outline.attrib.items()}
-            label = plain_text(a.get("title") or a.get("text") or "")
+            # a title that cleans to nothing (" ", an RLO) gives way to the text
+            label = plain_text(a.get("title")) or plain_text(a.get("text"))
             kind = a.get("type", "").strip().lower()
             raw_url = (a.get("xmlurl") or "").strip()
             link = (a.get("url") or "").strip()
             if not raw_url and link and kind in ("link", "include"):
                 # a web page or another OPML file, not a feed: it would fail at
-                # every update
+                # every update. What it holds is read as a folder's.
                 a_list = kind == "include" or urlsplit(link).path.lower().endswith(".opml")
                 what = "includes another OPML file" if a_list else "is a link to a web page"
                 result.problems.append(
                     f"outline {label or '(untitled)'!r} {what} ({redact(link)[:200]}): "
                     "not a feed; left out" + ("; import that file itself" if a_list else "")
                 )
-                continue
+                if not len(outline):
+                    continue
+                link = ""
             raw_url = raw_url or link
             if not raw_url and not len(outline) and a.get("htmlurl"):
                 site = redact(a["htmlurl"].strip())[:200]
@@ -186,6 +193,11 @@ def parse_opml(data: bytes) -> OpmlResult:
                         f"the feed {label or redact(raw_url)[:200]!r} holds outlines of "
                         f"its own: they went into the folder {FOLDER_SEP.join([*folders, name])!r}"
                     )
+                if not raw_url and a.get(_OURS + "folder") == "true":
+                    # ours, a folder of the list that holds only folders ("Top"
+                    # above "Top / Sub"): else a round trip lost it. Elsewhere the
+                    # nesting alone names "Top / Sub".
+                    register(FOLDER_SEP.join([*folders, name]))
                 walk(outline, [*folders, name], depth + 1)
             elif not raw_url:
                 empty(label, kind, folders)
@@ -195,12 +207,14 @@ def parse_opml(data: bytes) -> OpmlResult:
         if kind:
             result.problems.append(f"outline {label or '(untitled)'!r} has no feed URL")
         elif label:
-            name = FOLDER_SEP.join([*folders, label.replace(FOLDER_SEP, " - ")])
-            if name not in folders_seen:
-                folders_seen.add(name)
-                result.folders.append(name)
+            register(FOLDER_SEP.join([*folders, label.replace(FOLDER_SEP, " - ")]))
         else:
             result.problems.append("an outline with no name, no address and nothing in it")
+
+    def register(name: str) -> None:
+        if name not in folders_seen:
+            folders_seen.add(name)
+            result.folders.append(name)
 
     def feed(a: dict[str, str], label: str, kind: str, raw_url: str, folders: list[str]) -> None:
         # as `smartreader add` reads an address: "feed:" forms, any case, a bare host
@@ -351,6 +365,11 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1].lower()
 
 
+def _child(node: ET.Element, name: str) -> ET.Element | None:
+    """The first child element called ``name``, in any namespace."""
+    return next((c for c in node if isinstance(c.tag, str) and _local(c.tag) == name), None)
+
+
 def write_opml(
     subs: list[OpmlSubscription],
     title: str = "smartreader subscriptions",
@@ -368,19 +387,33 @@ def write_opml(
             cur = nxt
         return cur
 
+    real: set[tuple[str, ...]] = set()
     for name in folders:
         if name.strip():
             node_for(name.strip().split(FOLDER_SEP))
+            real.add(tuple(name.strip().split(FOLDER_SEP)))
     for s in subs:
         folder = node_for(s.folder.split(FOLDER_SEP) if s.folder else [])
         feeds = folder.setdefault("", [])
         assert isinstance(feeds, list)
         feeds.append(s)
 
+    def parent_only(node: dict[str, object]) -> bool:
+        """A folder whose outline would hold only folders (no feed of its own)."""
+        return not node.get("") and any(k for k in node)
+
+    def marks(node: dict[str, object], path: tuple[str, ...]) -> bool:
+        for key, child in node.items():
+            if key and isinstance(child, dict):
+                sub = (*path, key[1:])
+                if (sub in real and parent_only(child)) or marks(child, sub):
+                    return True
+        return False
+
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<opml version="2.0" xmlns:smartreader="{NS}">'
-        if any(s.settings for s in subs)
+        if any(s.settings for s in subs) or marks(tree, ())
         else '<opml version="2.0">',
         "  <head>",
         f"    <title>{_esc(title)}</title>",
@@ -389,7 +422,7 @@ def write_opml(
         "  <body>",
     ]
 
-    def emit(node: dict[str, object], indent: int) -> None:
+    def emit(node: dict[str, object], indent: int, path: tuple[str, ...] = ()) -> None:
         pad = "  " * indent
         feeds = node.get("", [])
         assert isinstance(feeds, list)
@@ -410,8 +443,12 @@ def write_opml(
             if not child:  # an empty folder
                 lines.append(f"{pad}<outline {attrs}/>")
                 continue
+            if (*path, name) in real and parent_only(child):
+                # a folder of its own, not only the path to "Top / Sub": said so,
+                # or our import would not make it
+                attrs += ' smartreader:folder="true"'
             lines.append(f"{pad}<outline {attrs}>")
-            emit(child, indent + 1)
+            emit(child, indent + 1, (*path, name))
             lines.append(f"{pad}</outline>")
 
     emit(tree, 2)
