@@ -243,10 +243,8 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         if changes:
             store.update_feed(fid, **changes)
         report.added.append(fid)
-    for name in result.folders:
-        # the store's own test of a name (any case, cleaned): "news" is "News"
-        if store.folder_id(name, create=False) is None and store.folder_id(name) is not None:
-            report.empty_folders.append(name)
+    # the store's own test of a name (any case, cleaned): "news" is "News"
+    report.empty_folders = store.add_folders(result.folders)
     report.notes = list(result.notes)
     return report
 

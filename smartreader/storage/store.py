@@ -777,6 +777,23 @@ class Store:
             cur = db.execute("INSERT INTO folders (name) VALUES (?)", (name,))
             return int(cur.lastrowid or 0)
 
+    def add_folders(self, names: Iterable[str]) -> list[str]:
+        """Make the folders of these names that are not there (in any case, named
+        as a new folder is), in one transaction; returns the names made. An OPML
+        import's folders: one at a time, each read the folder list and committed
+        on its own (2,000 took 9 s)."""
+        with self._lock:
+            taken = {_name(f.name).casefold() for f in self.folders()}
+            made: list[str] = []
+            with self._tx() as db:
+                for raw in names:
+                    name = _name(raw)
+                    if name and name.casefold() not in taken:
+                        db.execute("INSERT INTO folders (name) VALUES (?)", (name,))
+                        taken.add(name.casefold())
+                        made.append(name)
+            return made
+
     def _folder_named(self, name: str, *, other_than: int | None = None) -> Folder | None:
         """The folder whose name is ``name`` but for case ("News" and "news" side
         by side in the tree read as one folder twice)."""

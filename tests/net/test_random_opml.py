@@ -187,7 +187,7 @@ def model_import(
             out.folders[name.casefold()] = name
             out.made += 1
             if "empty-folder-report" not in KNOWN:
-                out.empty_made.append(raw)
+                out.empty_made.append(name)  # as made (Store.add_folders)
         if "empty-folder-report" in KNOWN and raw not in exact:
             out.empty_made.append(raw)
     out.problems += exp.left_out

@@ -374,6 +374,19 @@ def test_folder_names_differing_only_in_case_are_one_folder(store):
     assert store.feed(fid).folder_id == news
 
 
+def test_folder_names_equal_but_for_case_or_cleaning_find_one_folder(store):
+    # "ſ" and the Kelvin sign casefold to ASCII: the quick NOCASE lookup alone
+    # would miss them; bidi controls are dropped from a new name
+    news = store.folder_id("News")
+    assert store.folder_id("NEWS", create=False) == news
+    kelvin = store.folder_id("\u212aelvin")
+    assert store.folder_id("kelvin", create=False) == kelvin
+    assert store.folder_id("Typed \u202eevil") == store.folder_id("typed evil", create=False)
+    made = store.add_folders(["news", "Kelvin", "Typed evil", "New\u2066 one", "new one", ""])
+    assert made == ["New one"]
+    assert len(store.folders()) == 4
+
+
 def test_a_bogus_document_does_not_rename_a_feed_that_has_worked(store):
     """A 200 with no items titled "Please log in" (a portal, a parked domain)
     became the feed's name; an Atom <feed/> with no title emptied it."""
