@@ -159,8 +159,14 @@ def allocate_with_missed(
     k = pick(0.0)
     if float(k.sum()) <= budget:
         return k
+    if float(lo.sum()) >= budget:
+        # not even a fetch every 20 days each (20 feeds on 1 request a day): no
+        # price gets under the budget, and the search below never ended (the
+        # scheduler thread hung). The floors, scaled down to fit.
+        out: FloatArray = lo * (budget / float(lo.sum()))
+        return out
     lo_mu, hi_mu = 0.0, 1.0
-    while float(pick(hi_mu).sum()) > budget:
+    while float(pick(hi_mu).sum()) > budget and hi_mu < 1e300:
         hi_mu *= 4.0
     for _ in range(60):
         mid = 0.5 * (lo_mu + hi_mu)

@@ -283,7 +283,10 @@ class Scheduler:
         self._log: deque[float] = deque()  # non-manual request times, last 24 h
         self._inflight: dict[Hashable, float] = {}  # handed out by due(), not yet observed
         self._pending: dict[Hashable, _Feed] = {}  # added with a history, not planned yet
-        self._n_new = 0  # feeds added without history (their first fetches are staggered)
+        # when the next feed added without history may be fetched first: a batch of
+        # them is staggered (a count from the start made the thousandth feed of a
+        # run, and every one after, wait half an hour)
+        self._new_slot = -INF
         self._manual = 0
         self._host_block: dict[str, float] = {}
         self._host_last: dict[str, float] = {}
@@ -340,8 +343,9 @@ class Scheduler:
         self._alloc_dirty = True
         if f.last_fetch is None:
             # new feed: fetch soon, but never all at once
-            self._n_new += 1
-            self._set_due(f, self._now + (self._n_new - 1) * cfg.catchup_spacing)
+            t = max(self._now, self._new_slot)
+            self._new_slot = t + cfg.catchup_spacing
+            self._set_due(f, t)
         else:
             # planned on the next call (one allocation for a whole batch of adds)
             self._pending[feed_id] = f
@@ -415,16 +419,33 @@ class Scheduler:
 
     def _rewind_restored(self, feeds: list[_Feed]) -> None:
         """Feeds restored from a run whose clock was ahead: their times moved back
-        (``_rewind``), and their hosts' blocks with them."""
-        back = max((self._rewind(f, self._now) for f in feeds), default=0.0)
-        if back > 0:
-            self._shift_host_blocks(back, self._now)
+        (``_rewind``), and their hosts' blocks with them. Only theirs: a feed
+        re-added later (a property edit, from a row saved while the clock was
+        ahead) moved every host's, a Retry-After given since too."""
+        moved: dict[str, float] = {}
+        for f in feeds:
+            back = self._rewind(f, self._now)
+            if back > 0:
+                moved[f.host] = max(moved.get(f.host, 0.0), back)
+        for host, back in moved.items():
+            self._shift_host_blocks(back, self._now, host)
 
-    def _shift_host_blocks(self, back: float, now: float) -> None:
-        """Hosts' Retry-After blocks, set by a clock ``back`` s ahead, moved with it."""
+    def _shift_host_blocks(self, back: float, now: float, only: str | None = None) -> None:
+        """Hosts' Retry-After blocks, set by a clock ``back`` s ahead, moved with it
+        (``only``: that host's)."""
         for host, until in list(self._host_block.items()):
-            if until > now:
+            if until > now and (only is None or host == only):
                 self._host_block[host] = max(now, until - back)
+                # feeds set to wait for the old time follow it back (they waited
+                # days past their plan for a block that had moved)
+                for f in self._feeds.values():
+                    if (
+                        f.host == host
+                        and not (f.gone or f.inflight)
+                        and f.last_fetch is not None
+                        and until - 1.0 <= f.next_due < INF
+                    ):
+                        self._set_due(f, max(now, self._compute_next(f, f.last_fetch)))
 
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""
@@ -511,10 +532,19 @@ class Scheduler:
         return f.cap_seen
 
     def _set_due(self, f: _Feed, t: float) -> None:
-        f.version += 1
+        # A version unique in this scheduler, not per feed: a feed removed and added
+        # again (a property edit, an undo) starts a new _Feed, and a count from 0
+        # matched the heap entries of the old one, which then fetched it by its old
+        # plan (before a longer minimum interval the edit set).
+        self._seq += 1
+        f.version = self._seq
+        if t < INF:
+            # every time a fetch is set for, not only a planned one: a start's or a
+            # wake-up's spread of overdue feeds, a wait for a host or for the cap
+            # fell in skipHours/skipDays too
+            t = self._skip_ok(f, t)
         f.next_due = t
         if not f.gone and not f.inflight and t < INF:
-            self._seq += 1
             heapq.heappush(self._heap, (t, self._seq, f.version, f.fid))
 
     def _prune_log(self, now: float) -> None:
@@ -583,9 +613,20 @@ class Scheduler:
         todo = []
         for i, f in enumerate(feeds):
             f.share = float(k[i])
-            f.starved = bool(starved[i])
+            was_starved, f.starved = f.starved, bool(starved[i])
             if f.starved:
                 names.append(f.fid)
+            elif was_starved and not f.inflight and f.err_count == 0 and f.last_fetch is not None:
+                # its share came back (feeds removed, a larger budget): the fetch
+                # planned while it was starved may lie past the maximum interval
+                limit = max(
+                    now,
+                    f.last_fetch + max(cfg.max_interval, self._min_int(f)),
+                    f.not_before,
+                    self._host_block.get(f.host, -INF),
+                )
+                if f.next_due > limit:
+                    self._set_due(f, limit)
             if f.pattern is None or f.err_count > 0:
                 # new: placed at its first fetch; failing: its pattern waits for
                 # it to answer again, when its share comes back
@@ -709,6 +750,8 @@ class Scheduler:
     def _skip_ok(self, f: _Feed, t: float) -> float:
         if not f.skip_hours and not f.skip_days:
             return t
+        if len(f.skip_hours) >= 24 or len(f.skip_days) >= 7:
+            return t  # "never": a mistake, not a request (it left a week's wait)
         for _ in range(NSLOTS + 1):
             wd = int(((t - MONDAY0) % WEEK) // DAY)
             hr = int((t % DAY) // HOUR)
@@ -849,7 +892,8 @@ class Scheduler:
                 continue
             hb = self._host_block.get(f.host, -INF)
             hl = self._host_last.get(f.host, -INF) + self.config.host_min_gap
-            wait = max(hb, hl, f.not_before)
+            # a time that came while the cap was full may lie in skipHours by now
+            wait = max(hb, hl, f.not_before, self._skip_ok(f, now))
             if wait > now:
                 self._set_due(f, wait)
                 continue
@@ -954,7 +998,10 @@ class Scheduler:
         f.last_fetch = now
         h: ServerHints = obs.hints
         cfg = self.config
-        if h.skip_hours or h.skip_days:
+        if obs.status == "ok" or h.skip_hours or h.skip_days:
+            # a document read says what it asks now: one that dropped its skipHours
+            # was skipped in those hours for good. Other answers carry the last
+            # document's (the updater passes them on).
             f.skip_hours, f.skip_days = h.skip_hours, h.skip_days
         if obs.status == "gone":
             f.gone = True
@@ -1086,10 +1133,19 @@ class Scheduler:
                 overdue.append(f)
             else:
                 self._set_due(f, t)
-        overdue.sort(key=lambda g: g.last_fetch if g.last_fetch is not None else -INF)
-        for i, f in enumerate(overdue):
-            t = now + i * self.config.catchup_spacing
-            self._set_due(f, max(t, f.not_before, self._host_block.get(f.host, -INF)))
+        # each from the earliest time it may go (a Retry-After, skipHours), then
+        # spacing apart: feeds held to one time came in a burst when it came
+        earliest = {
+            f.fid: self._skip_ok(f, max(now, f.not_before, self._host_block.get(f.host, -INF)))
+            for f in overdue
+        }
+        overdue.sort(
+            key=lambda g: (earliest[g.fid], g.last_fetch if g.last_fetch is not None else -INF)
+        )
+        t = -INF
+        for f in overdue:
+            t = max(earliest[f.fid], t + self.config.catchup_spacing)
+            self._set_due(f, t)
 
     # -------------------------------------------------------------- explain
     def export_state(self, feed_id: Hashable) -> dict[str, Any]:

@@ -239,6 +239,32 @@ def test_skip_hours_and_days_are_never_fetched():
         assert int(((t - MONDAY0) % WEEK) // DAY) not in skip_d
 
 
+@pytest.mark.parametrize(
+    "skips", [{"skip_hours": frozenset(range(24))}, {"skip_days": frozenset(range(7))}]
+)
+def test_skip_hours_or_days_that_cover_everything_are_ignored(skips):
+    # "never fetch me" is a publisher's mistake: it left the feed a week unchecked
+    cfg = SchedulerConfig(budget_per_day=100, max_interval=DAY)
+    sched = Scheduler(cfg, T0)
+    sched.add_feed("a", host="h")
+    log = drive(sched, T0 + 3 * DAY, lambda fid, now: ok(now, **skips))
+    times = [t for t, _ in log]
+    assert len(times) > 3
+    assert max(b - a for a, b in itertools.pairwise(times)) <= DAY + 1
+
+
+def test_new_feeds_are_staggered_per_batch_not_for_the_whole_run():
+    cfg = SchedulerConfig(budget_per_day=1000)
+    sched = Scheduler(cfg, T0)
+    for i in range(300):  # a large import: first fetches a few seconds apart
+        sched.add_feed(i, host=f"h{i}")
+    assert sched.explain(299, T0).planned[0] == pytest.approx(T0 + 299 * cfg.catchup_spacing, abs=1)
+    later = T0 + DAY
+    sched.due(later)  # the clock moves on
+    sched.add_feed("new", host="n")  # subscribed a day later: fetched at once
+    assert sched.explain("new", later).planned[0] == pytest.approx(later, abs=1)
+
+
 def test_errors_back_off_exponentially_and_reset_on_success():
     cfg = SchedulerConfig(budget_per_day=10_000, error_backoff_base=600, max_interval=DAY)
     sched = Scheduler(cfg, T0)
