@@ -25,3 +25,19 @@ def _find() -> Path:
 SHARED = _find()
 CORPUS = SHARED / "feeds-corpus"
 TRACES = SHARED / "traces"
+
+
+def seeds_from_env(var: str, default: list[int]) -> list[int]:
+    """The seeds a random-session test runs: ``default``, or those the environment
+    variable ``var`` names ("5", "100-199", "5,7,100-110")."""
+    import os
+
+    spec = os.environ.get(var, "").strip()
+    if not spec:
+        return default
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if lo:
+            out.extend(range(int(lo), int(hi or lo) + 1))
+    return out

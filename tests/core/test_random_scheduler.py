@@ -42,9 +42,10 @@ a re-added feed moved every host's Retry-After back; feeds waiting for a host's
 Retry-After that moved back kept the old time. ``RANDOM_SCHED_STRICT=0`` brings
 back the tolerances (counted in ``Session.stats``) to study them on older code.
 
-More sessions: ``RANDOM_SCHED_SEEDS=20 RANDOM_SCHED_STEPS=3000 pytest
-tests/core/test_random_scheduler.py -k lifecycle`` (a number of seeds, or a
-comma-separated list; the committed form runs seeds 11, 23 and 47, 100 steps each).
+More sessions: ``RANDOM_SCHED_SEEDS=1-20 RANDOM_SCHED_STEPS=3000 pytest
+tests/core/test_random_scheduler.py -k lifecycle`` (a seed, a range, or a
+comma-separated list of them; the committed form runs seeds 11, 23 and 47, 100
+steps each).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ import pytest
 from smartreader.core.estimator import DAY, HOUR, MONDAY0, WEEK
 from smartreader.core.models import FetchObservation, ItemSighting, ServerHints
 from smartreader.core.scheduler import Scheduler, SchedulerConfig, requests_per_24h
+from tests.shared import seeds_from_env
 
 T0 = MONDAY0 + 2900 * WEEK + 7 * HOUR + 13 * 60.0
 TOL = 1e-3  # float slack (seconds)
@@ -81,12 +83,7 @@ STRICT = (
 
 
 def _seeds() -> list[int]:
-    raw = os.environ.get("RANDOM_SCHED_SEEDS", "")
-    if not raw:
-        return [11, 23, 47]
-    if "," in raw:
-        return [int(s) for s in raw.split(",") if s.strip()]
-    return list(range(1, int(raw) + 1))
+    return seeds_from_env("RANDOM_SCHED_SEEDS", [11, 23, 47])
 
 
 STEPS = int(os.environ.get("RANDOM_SCHED_STEPS", "100"))

@@ -58,7 +58,7 @@ from smartreader.net.parsepool import ParsePool
 from smartreader.storage.store import Store
 from smartreader.updater import HOST_BLOCKS, Updater, UpdateResult
 from tests.httpserver import FeedServer, RecordedRequest, Reply
-from tests.shared import CORPUS
+from tests.shared import CORPUS, seeds_from_env
 
 T0 = 1_800_000_000.0
 CAP = 256 * 1024  # body cap for the session's fetcher
@@ -84,17 +84,7 @@ CACHE_CONTROLS: list[tuple[str, float | None, list[tuple[str, str]]]] = [
 
 
 def _seeds() -> list[int]:
-    spec = os.environ.get("RANDOM_SERVER_SEEDS")
-    if not spec:
-        return [1, 2, 3, 4, 5]
-    out: list[int] = []
-    for part in spec.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out.extend(range(int(a), int(b) + 1))
-        elif part.strip():
-            out.append(int(part))
-    return out
+    return seeds_from_env("RANDOM_SERVER_SEEDS", [1, 2, 3, 4, 5])
 
 
 STEPS = int(os.environ.get("RANDOM_SERVER_STEPS", "14"))

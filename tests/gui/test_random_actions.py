@@ -51,6 +51,7 @@ from smartreader.gui import mainwindow, models
 from smartreader.gui.models import COL_DATE, COL_FEED, COL_TITLE, RowRole
 from smartreader.storage.store import FetchRecord
 from tests.gui.tree_check import tree_problems
+from tests.shared import seeds_from_env
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -783,11 +784,7 @@ def run_seed(env, qtbot, qtlog, monkeypatch, seed: int, n: int) -> None:
 
 
 def _seeds() -> list[int]:
-    spec = os.environ.get("RANDOM_ACTIONS_SEEDS")
-    if not spec:
-        return [1, 2, 3, 4, 5]
-    lo, _, hi = spec.partition("-")
-    return list(range(int(lo), int(hi or lo) + 1))
+    return seeds_from_env("RANDOM_ACTIONS_SEEDS", [1, 2, 3, 4, 5])
 
 
 @pytest.mark.parametrize("seed", _seeds())

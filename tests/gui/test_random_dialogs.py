@@ -83,6 +83,7 @@ from smartreader.updater import (
 from tests.gui.test_mainwindow import rss
 from tests.gui.tree_check import tree_problems
 from tests.httpserver import Reply
+from tests.shared import seeds_from_env
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -1314,11 +1315,7 @@ def run_seed(env, qtbot, qtlog, feed_server, seed: int, n: int) -> None:
 
 
 def _seeds() -> list[int]:
-    spec = os.environ.get("RANDOM_DIALOGS_SEEDS")
-    if not spec:
-        return [1, 2, 3]
-    lo, _, hi = spec.partition("-")
-    return list(range(int(lo), int(hi or lo) + 1))
+    return seeds_from_env("RANDOM_DIALOGS_SEEDS", [1, 2, 3])
 
 
 @pytest.mark.parametrize("seed", _seeds())

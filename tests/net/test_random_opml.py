@@ -67,6 +67,7 @@ from smartreader.storage.store import DB_NAME, FetchRecord, Store
 from smartreader.subscriptions import ImportReport, export_opml, import_opml
 from tests.keyrings import MemoryKeyring, installed
 from tests.net import opml_gen as gen
+from tests.shared import seeds_from_env
 from tests.storage.test_store import entry
 
 # What the app does otherwise than the model's documented rule (see the module
@@ -76,17 +77,7 @@ QUIRKS = KNOWN & {"blank-title", "link-children"}  # the generator's model knows
 
 
 def _seeds() -> list[int]:
-    spec = os.environ.get("RANDOM_OPML_SEEDS")
-    if not spec:
-        return [1, 2, 3, 4, 5, 6]
-    out: list[int] = []
-    for part in spec.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out.extend(range(int(a), int(b) + 1))
-        elif part.strip():
-            out.append(int(part))
-    return out
+    return seeds_from_env("RANDOM_OPML_SEEDS", [1, 2, 3, 4, 5, 6])
 
 
 STEPS = int(os.environ.get("RANDOM_OPML_STEPS", "5"))
