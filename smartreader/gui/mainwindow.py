@@ -734,6 +734,14 @@ class MainWindow(QMainWindow):
         self._restore_expansion()
         self.tree.selectionModel().currentChanged.connect(self._node_changed)
         self.tree_model.modelReset.connect(self._restore_expansion)
+        # A reload that changes the set of feeds (an import, a subscription made or
+        # dropped by the worker) resets the model: the tree lost its current item,
+        # and the window took that for All unread (Shift+A read every feed's
+        # articles, not the list's). The node shown is selected again, quietly.
+        self._key_before_reset: str | None = None
+        self._quiet_tree = False
+        self.tree_model.modelAboutToBeReset.connect(self._remember_tree_key)
+        self.tree_model.modelReset.connect(self._reselect_tree_key)
 
         self.list = ArticleTable()
         self.list.setObjectName("articleList")
@@ -1249,9 +1257,26 @@ class MainWindow(QMainWindow):
             return f"Feed #{feed_id}"
 
     @Slot(QModelIndex, QModelIndex)
+    @Slot()
+    def _remember_tree_key(self) -> None:
+        idx = self.tree.currentIndex()
+        self._key_before_reset = str(idx.data(KeyRole)) if idx.isValid() else None
+
+    @Slot()
+    def _reselect_tree_key(self) -> None:
+        key, self._key_before_reset = self._key_before_reset, None
+        idx = self.tree_model.index_for_key(key) if key else QModelIndex()
+        if not idx.isValid():
+            return  # it is gone: whoever removed it selects what comes next
+        self._quiet_tree = True  # the list already shows it: not read again
+        try:
+            self.tree.setCurrentIndex(idx)
+        finally:
+            self._quiet_tree = False
+
     def _node_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._update_node_actions()
-        if not current.isValid():
+        if not current.isValid() or self._quiet_tree:
             return
         self._apply_query()
         node = self.tree_model.node(current)
