@@ -1256,7 +1256,6 @@ class MainWindow(QMainWindow):
         except Exception:
             return f"Feed #{feed_id}"
 
-    @Slot(QModelIndex, QModelIndex)
     @Slot()
     def _remember_tree_key(self) -> None:
         idx = self.tree.currentIndex()
@@ -1274,6 +1273,7 @@ class MainWindow(QMainWindow):
         finally:
             self._quiet_tree = False
 
+    @Slot(QModelIndex, QModelIndex)
     def _node_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._update_node_actions()
         if not current.isValid() or self._quiet_tree:

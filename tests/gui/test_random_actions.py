@@ -50,7 +50,7 @@ from smartreader.core.models import ParsedEntry
 from smartreader.gui import mainwindow, models
 from smartreader.gui.models import COL_DATE, COL_FEED, COL_TITLE, RowRole
 from smartreader.storage.store import FetchRecord
-from tests.gui.tree_check import tree_problems
+from tests.gui.tree_check import expected_query, tree_problems
 from tests.shared import seeds_from_env
 
 pytestmark = [
@@ -239,25 +239,7 @@ class Session:
     # -- the checks ---------------------------------------------------------------------
 
     def expected_query(self) -> dict[str, Any]:
-        w, store = self.win, self.env.store
-        key = w.current_key()
-        q: dict[str, Any] = {}
-        kind, _, ident = key.partition(":")
-        if kind == "feed":
-            q["feed_ids"] = [int(ident)]
-        elif kind == "folder":
-            q["feed_ids"] = sorted(f.id for f in store.feeds() if f.folder_id == int(ident))
-        if key == "smart:unread":
-            q["unread"] = True
-        elif key == "smart:starred":
-            q["starred"] = True
-        elif w.act_unread_only.isChecked() and key != "smart:all":
-            q["unread"] = True
-        text = w.search.text().strip()
-        if text:
-            q["search"] = text
-            q.pop("unread", None)
-        return q
+        return expected_query(self.win, self.env.store)
 
     def sort_key(self, col: int, order: Qt.SortOrder):
         """A tie-free-of-ids key whose ascending order is the list's."""

@@ -51,3 +51,26 @@ def tree_problems(win: Any, store: Any) -> list[str]:
     if (f"({total})" not in title) if total else ("(" in title):
         problems.append(f"window title {title!r}, {total} unread")
     return problems
+
+
+def expected_query(win: Any, store: Any) -> dict[str, Any]:
+    """The list query the window should be showing, worked out apart from it: the
+    node selected, "show unread only", the search (which lists read ones too)."""
+    key = win.current_key()
+    q: dict[str, Any] = {}
+    kind, _, ident = key.partition(":")
+    if kind == "feed":
+        q["feed_ids"] = [int(ident)]
+    elif kind == "folder":
+        q["feed_ids"] = sorted(f.id for f in store.feeds() if f.folder_id == int(ident))
+    if key == "smart:unread":
+        q["unread"] = True
+    elif key == "smart:starred":
+        q["starred"] = True
+    elif win.act_unread_only.isChecked() and key != "smart:all":
+        q["unread"] = True
+    text = win.search.text().strip()
+    if text:
+        q["search"] = text
+        q.pop("unread", None)
+    return q
