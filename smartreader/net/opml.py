@@ -398,31 +398,11 @@ def write_opml(
         assert isinstance(feeds, list)
         feeds.append(s)
 
-    def parent_only(node: dict[str, object]) -> bool:
-        """A folder whose outline would hold only folders (no feed of its own)."""
-        return not node.get("") and any(k for k in node)
-
-    def marks(node: dict[str, object], path: tuple[str, ...]) -> bool:
-        for key, child in node.items():
-            if key and isinstance(child, dict):
-                sub = (*path, key[1:])
-                if (sub in real and parent_only(child)) or marks(child, sub):
-                    return True
-        return False
-
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<opml version="2.0" xmlns:smartreader="{NS}">'
-        if any(s.settings for s in subs) or marks(tree, ())
-        else '<opml version="2.0">',
-        "  <head>",
-        f"    <title>{_esc(title)}</title>",
-        f"    <dateCreated>{formatdate(usegmt=True)}</dateCreated>",
-        "  </head>",
-        "  <body>",
-    ]
+    lines: list[str] = []  # the body's; the head follows from it
+    marked = False  # a folder marked in our namespace: declare it
 
     def emit(node: dict[str, object], indent: int, path: tuple[str, ...] = ()) -> None:
+        nonlocal marked
         pad = "  " * indent
         feeds = node.get("", [])
         assert isinstance(feeds, list)
@@ -443,17 +423,28 @@ def write_opml(
             if not child:  # an empty folder
                 lines.append(f"{pad}<outline {attrs}/>")
                 continue
-            if (*path, name) in real and parent_only(child):
-                # a folder of its own, not only the path to "Top / Sub": said so,
-                # or our import would not make it
+            if (*path, name) in real and not child.get(""):
+                # a folder of its own holding only folders, not only the path to
+                # "Top / Sub": said so, or our import would not make it
                 attrs += ' smartreader:folder="true"'
+                marked = True
             lines.append(f"{pad}<outline {attrs}>")
             emit(child, indent + 1, (*path, name))
             lines.append(f"{pad}</outline>")
 
     emit(tree, 2)
-    lines += ["  </body>", "</opml>", ""]
-    return "\n".join(lines).encode("utf-8")
+    head = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<opml version="2.0" xmlns:smartreader="{NS}">'
+        if marked or any(s.settings for s in subs)
+        else '<opml version="2.0">',
+        "  <head>",
+        f"    <title>{_esc(title)}</title>",
+        f"    <dateCreated>{formatdate(usegmt=True)}</dateCreated>",
+        "  </head>",
+        "  <body>",
+    ]
+    return "\n".join([*head, *lines, "  </body>", "</opml>", ""]).encode("utf-8")
 
 
 def quoteattr(text: str) -> str:
