@@ -710,7 +710,7 @@ class Updater:
                 target, auth=auth if credentials_may_follow(feed.url, target) else None
             )
             if moved.status in ("ok", "not_modified"):
-                return self._finish(feed, moved, manual=manual, adopt=target)
+                return self._finish_made(feed, moved, manual=manual, adopt=target)
             result = replace(
                 result,
                 error=f"{result.error}; the address it was moving to "
@@ -718,7 +718,23 @@ class Updater:
             )
         # Even when cancelled meanwhile, a fetch that happened is recorded so the
         # budget and validators stay honest.
-        return self._finish(feed, result, manual=manual)
+        return self._finish_made(feed, result, manual=manual)
+
+    def _finish_made(
+        self, feed: Feed, result: FetchResult, *, manual: bool, adopt: str | None = None
+    ) -> UpdateResult:
+        """:meth:`_finish` for a request that was made. A feed unsubscribed while
+        it was on the wire has no fetch-log row left to hold it, so a budgeted
+        request is kept where the 24 h cap finds it after a restart."""
+        try:
+            return self._finish(feed, result, manual=manual, adopt=adopt)
+        except Exception:
+            if not manual and not self._still_subscribed(feed.id):
+                try:
+                    self.store.record_request(result.fetched_at)
+                except StorageError as e:  # the feed's own failure is the one to report
+                    log.warning("could not count feed %s's last request: %s", feed.id, e)
+            raise
 
     def _extra_request(self, feed: Feed, manual: bool, at: float) -> bool:
         with self._lock:
