@@ -650,7 +650,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("smartreader — demo" if demo else "smartreader")
         self.setWindowIcon(app_icon())
 
-        self.sched = SchedulerThread(updater, self, **(scheduler_options or {}))
+        options = dict(scheduler_options or {})
+        # Paused in a past session stays paused: nothing is fetched before the
+        # window could say so.
+        options.setdefault("autostart_polling", not bool(prefs.get("updates/paused")))
+        self._paused_at_start = not options["autostart_polling"]
+        self.sched = SchedulerThread(updater, self, **options)
         self._build_models()
         self._build_widgets()
         self._build_actions()
@@ -667,6 +672,7 @@ class MainWindow(QMainWindow):
         self.tray.showRequested.connect(self.show_window)
         self.tray.refreshRequested.connect(self.refresh_all)
         self.tray.quitRequested.connect(self.quit_app)
+        self.tray.add_action(self.act_pause)
         if tray if tray is not None else bool(prefs.get("tray_icon")):
             self.tray.show()
 
@@ -908,6 +914,13 @@ class MainWindow(QMainWindow):
         self.act_refresh = a("&Refresh", self.refresh_current, ["R", "F5"],
                              tip="Fetch the selected feed(s) now")  # fmt: skip
         self.act_refresh_all = a("Refresh &all", self.refresh_all, "Shift+R")
+        # As mail readers' "Work offline": no scheduled fetch until resumed (a
+        # metered connection, a trip); Refresh still fetches on request.
+        self.act_pause = a("Pau&se updates", lambda: None,
+                           tip="Fetch feeds only when you refresh them")  # fmt: skip
+        self.act_pause.setCheckable(True)
+        self.act_pause.setChecked(self._paused_at_start)
+        self.act_pause.toggled.connect(self._pause_toggled)
         self.act_search = a("&Search", self.focus_search, ["/", "Ctrl+F"])
         self.act_help = a("&Keyboard shortcuts", self.show_help, ["?", "Shift+?"])
         # Alt+Enter, as file managers' Properties; no other action has it
@@ -963,8 +976,8 @@ class MainWindow(QMainWindow):
         self.move_menu = QMenu("Mo&ve to", self)
         self.move_menu.aboutToShow.connect(self._fill_move_menu)
         m = mb.addMenu("Fee&d")
-        for act in (self.act_refresh, self.act_refresh_all, self.act_mark_all, None,
-                    self.act_next_feed, self.act_prev_feed, None, self.act_props,
+        for act in (self.act_refresh, self.act_refresh_all, self.act_pause, self.act_mark_all,
+                    None, self.act_next_feed, self.act_prev_feed, None, self.act_props,
                     self.act_rename, self.move_menu.menuAction(),
                     self.act_delete):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
@@ -2522,6 +2535,10 @@ class MainWindow(QMainWindow):
         self._refresh_timer.start()
 
     @Slot(object)
+    def _pause_toggled(self, paused: bool) -> None:
+        self.prefs.set("updates/paused", paused)
+        self.sched.set_polling(not paused)
+
     def _status_changed(self, status: SchedulerStatus) -> None:
         self._status = status
         self._update_status_text()
@@ -2536,8 +2553,15 @@ class MainWindow(QMainWindow):
         s = self._status
         if s is None:
             return
+        self.next_label.setToolTip(
+            "Feeds are fetched only when you refresh them (Feed ▸ Pause updates)"
+            if s.paused
+            else ""
+        )
         if s.updating:
             self.next_label.setText("Updating…")
+        elif s.paused:
+            self.next_label.setText("Updates paused")
         elif s.next_wakeup is None:
             self.next_label.setText("Nothing planned")
         else:

@@ -45,6 +45,7 @@ PREFS: dict[str, Pref] = {
         Pref("list/sort_column", int, 2, "article list sort column"),
         Pref("list/sort_order", int, 1, "0 ascending, 1 descending"),
         Pref("list/unread_only", bool, False, "hide read articles in feeds"),
+        Pref("updates/paused", bool, False, "scheduled fetches paused (Feed ▸ Pause updates)"),
         Pref("theme", str, "system", "system | light | dark"),
         Pref("article/zoom", float, 1.0, "article text size, a factor of the normal one"),
         Pref("notifications", bool, True, "desktop notifications for new items"),

@@ -170,6 +170,12 @@ class TrayIcon(QObject):
         self.tray.activated.connect(self._activated)
         self.tray.messageClicked.connect(self.messageClicked)
 
+    def add_action(self, act: QAction) -> None:
+        """A window's action in the menu, above Quit (its text and check mark
+        follow the window's)."""
+        if self.menu is not None:
+            self.menu.insertAction(self.menu.actions()[-2], act)  # before the separator
+
     @property
     def shown(self) -> bool:
         """The icon is in the tray (available and not hidden by Settings)."""

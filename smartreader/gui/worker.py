@@ -57,6 +57,7 @@ class SchedulerStatus:
     budget: float
     next_wakeup: float | None  # epoch seconds, None when nothing is planned
     updating: bool = False
+    paused: bool = False  # scheduled fetches paused; manual refreshes still run
 
 
 class SchedulerWorker(QObject):
@@ -421,6 +422,7 @@ class SchedulerWorker(QObject):
                 budget=float(self.updater.budget()),
                 next_wakeup=self._next_wakeup() if self._polling else None,
                 updating=self._updating,
+                paused=not self._polling,
             )
         except Exception:
             log.exception("reading the scheduler status failed")
