@@ -67,6 +67,15 @@ _AMP = re.compile(
     r"(<!\[CDATA\[.*?\]\]>|<!--.*?-->)|&(?:(#[0-9]+|#x[0-9A-Fa-f]+|[A-Za-z_][\w.-]*);)?", re.S
 )
 _XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
+# Characters XML 1.0 forbids even as references ("&#11;"): a vertical tab or an
+# escape code pasted into a title made the whole file unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_char(code: int) -> bool:
+    return not (_NOT_XML.match(chr(code)) or 0xD800 <= code < 0xE000)
+
+
 _FEED_ROOTS = frozenset({"rss", "feed", "rdf"})
 
 
@@ -104,7 +113,8 @@ def parse_opml(data: bytes) -> OpmlResult:
     Lenient where that is safe and common, and says so in ``notes``: a file that
     names no encoding and is not UTF-8 is read as Windows-1252; a bare "&" (not
     written "&amp;") is taken as "&", an HTML entity name ("&eacute;") as its
-    character. Never lenient about a DTD that declares anything (entity bombs).
+    character, a control character XML forbids as a blank. Never lenient about
+    a DTD that declares anything (entity bombs).
 
     A feed outline that holds outlines (not OPML as written, but it happens): the
     feed is imported where it is, and what it holds goes into a folder named after
@@ -323,11 +333,16 @@ def _parse_xml(text: str, notes: list[str]) -> ET.Element:
         return ET.fromstring(text)
     except ET.ParseError as e:
         error = e
-    amps = names = 0
+    amps = names = controls = 0
 
     def repair(m: re.Match[str]) -> str:
-        nonlocal amps, names
+        nonlocal amps, names, controls
         ref = m.group(2)
+        if ref is not None and ref[0] == "#" and not m.group(1):
+            code = int(ref[2:], 16) if ref[1] in "xX" else int(ref[1:])
+            if code < 0x110000 and not _xml_char(code):
+                controls += 1  # a blank, as the store makes of a control in a name
+                return " "
         if m.group(1) or (ref is not None and (ref[0] == "#" or ref in _XML_ENTITIES)):
             return m.group(0)
         if ref is None:
@@ -340,7 +355,9 @@ def _parse_xml(text: str, notes: list[str]) -> ET.Element:
         return "".join(f"&#{ord(c)};" for c in chars)
 
     fixed = _AMP.sub(repair, text)
-    if amps or names:
+    fixed, raw = _NOT_XML.subn(" ", fixed)
+    controls += raw
+    if amps or names or controls:
         try:
             root = ET.fromstring(fixed)
         except ET.ParseError:
@@ -353,6 +370,11 @@ def _parse_xml(text: str, notes: list[str]) -> ET.Element:
                 notes.append(
                     f"read leniently: {count_of(names, 'HTML entity name')} (such as "
                     '"&eacute;", not XML) taken as the characters they name'
+                )
+            if controls:
+                notes.append(
+                    f"read leniently: {count_of(controls, 'control character')} (not "
+                    "allowed in XML) taken as blanks"
                 )
             return root
     raise ParseError(f"not a valid OPML file: {error}") from error

@@ -242,3 +242,26 @@ def test_bare_ampersands_and_html_entity_names_are_read_with_a_note() -> None:
     # an entity nobody knows stays an error
     with pytest.raises(ParseError, match="not a valid OPML file"):
         parse_opml(data.replace(b"&eacute;t", b"&nosuchname;t"))
+
+
+def test_control_characters_xml_forbids_are_read_as_blanks_with_a_note() -> None:
+    # a vertical tab pasted into a title (raw or as a reference) refused the whole file
+    data = (
+        b'<?xml version="1.0"?><opml version="1.0"><head><title>My\x0bfeeds</title></head>'
+        b'<body><outline text="Tech\x1b[0m"><outline text="A&#11;B &#x1F; C" '
+        b'xmlUrl="https://a.example/f"/></outline>'
+        b'<outline text="Plain &#9;tab &#233;" xmlUrl="https://b.example/f"/></body></opml>'
+    )
+    r = parse_opml(data)
+    assert r.title == "My feeds"
+    assert [(s.title, s.url, s.folder) for s in r.subscriptions] == [
+        ("A B C", "https://a.example/f", "Tech [0m"),
+        ("Plain tab é", "https://b.example/f", None),
+    ]
+    assert r.notes == ["read leniently: 4 control characters (not allowed in XML) taken as blanks"]
+    # with a bare "&" too, both are said
+    both = parse_opml(data.replace(b"Plain", b"R & D"))
+    assert len(both.notes) == 2 and "1 bare '&'" in both.notes[0]
+    # a reference to a character past Unicode stays an error
+    with pytest.raises(ParseError, match="not a valid OPML file"):
+        parse_opml(data.replace(b"&#11;", b"&#x110000;"))
