@@ -118,6 +118,10 @@ def _warn_color(pal: QPalette) -> QColor:
     return accent(pal, 35)
 
 
+# Feed ▸ Pause updates: the plan shown still stands, it just waits.
+PAUSED_NOTE = "Updates are paused (Feed ▸ Pause updates): planned fetches wait until you resume."
+
+
 class _Stat(QFrame):
     """A labelled number: caption above, value in large type, detail below."""
 
@@ -246,6 +250,7 @@ class FeedActivityView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.paused = False  # Feed ▸ Pause updates (ActivityPanel.set_paused)
         lay = QVBoxLayout(scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
@@ -516,6 +521,8 @@ class FeedActivityView(QWidget):
         if not upcoming:
             self.planned.addItem("nothing planned")
         notes += [str(n) for n in (ex.notes or ())]
+        if self.paused:
+            notes.insert(0, PAUSED_NOTE)
         cap = getattr(ex, "capacity", None)
         if cap:
             notes.append(_window_note(int(cap), hist))
@@ -621,6 +628,7 @@ class OverviewView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.paused = False  # Feed ▸ Pause updates (ActivityPanel.set_paused)
         lay = QVBoxLayout(scrolling(self))
         lay.setContentsMargins(12, 10, 12, 10)
         lay.setSpacing(8)
@@ -784,6 +792,8 @@ class OverviewView(QWidget):
             self.fixed.set(humanize_duration(fixed), "same requests, evenly spaced")
             starved = list(summary.feeds_starved or ())
             notes = [str(n) for n in (summary.notes or ())]
+            if self.paused:
+                notes.insert(0, PAUSED_NOTE)
         else:
             for s in (self.budget, self.planned, self.smart, self.fixed):
                 s.set("—")
@@ -946,6 +956,12 @@ class ActivityPanel(QWidget):
     def set_feed(self, feed_id: int | None) -> None:
         self._feed_id = None if feed_id is None else int(feed_id)
         self.refresh()
+
+    def set_paused(self, paused: bool) -> None:
+        """Scheduled updates paused (or resumed): the notes say so."""
+        if paused != self.feed_view.paused:
+            self.feed_view.paused = self.overview.paused = paused
+            self.refresh()
 
     @Slot(object)
     def on_feed_updated(self, result: Any) -> None:

@@ -10,10 +10,9 @@ feed, Settings, Compact, Undo, quitting and starting again) or a change on the
 servers; several are races on purpose: the user deletes, renames or moves a
 feed, deletes a folder, marks everything read, changes Settings, compacts,
 undoes an unsubscribe or quits while a fetch is on the wire (a slow answer),
-cancels or quits while Add feed still looks for the feed. (The app has no
-pause: nothing in the window calls the worker's ``setPolling``.) Then the step
-waits until the app is quiet (see ``random_app_support.App.quiet``) and checks,
-holding the worker still:
+cancels or quits while Add feed still looks for the feed; and Feed ▸ Pause
+updates is turned on and off. Then the step waits until the app is quiet (see
+``random_app_support.App.quiet``) and checks, holding the worker still:
 
 * no exception in any thread (slots, the worker, the fetch pool), no ERROR in
   the app's log, no Qt warning;
@@ -36,12 +35,14 @@ holding the worker still:
 * no request reaches a host before the Retry-After it gave (across restarts);
 * the scheduler plans exactly the active feeds; the budget and minimum
   interval it runs on are the ones saved;
+* while updates are paused, the status bar says so and no scheduled fetch is
+  logged (refreshes are), across restarts;
 * the worker thread is alive and answers (a ping through its event loop).
 
 Restarts quit as the user does (Ctrl+Q, File ▸ Quit, the close button), then
 check the thread finished (no straggler), both connections closed, the lock
 file gone, no WAL left, and the next start finds the feeds, folders, flags,
-settings and the window's selection, filter and sort as they were. The last
+settings and the window's selection, filter, sort and pause as they were. The last
 quit of a session is checked the same way, and the file is opened once more.
 
 Committed form: a few fixed seeds. More: ``RANDOM_APP_SEEDS=100-199`` (or
@@ -130,6 +131,9 @@ class Session:
     # feed id -> fake time Undo brought it back: a fetch on the wire while it was
     # deleted was dropped, rightly (its server's answer then is no log row)
     restored: dict[int, float] = field(default_factory=dict)
+    # the fetch log's last row when the app was first seen paused (Feed ▸ Pause
+    # updates): no scheduled fetch may follow it while the pause lasts
+    paused_after: int | None = None
     app: App | None = None
     _qt_seen: int = 0
 
@@ -211,6 +215,7 @@ class Session:
             "settings": (st.get_setting("budget_per_day"), st.get_setting("min_interval")),
             "selection": self.win.current_key(),
             "unread only": self.win.act_unread_only.isChecked(),
+            "paused": self.win.act_pause.isChecked(),
             "sort": self.win.list_model.sort_state(),
         }
 
@@ -274,6 +279,7 @@ class Session:
             saved = st.get_setting(key)
             if saved is not None and float(saved) != running:
                 problems.append(f"{key} saved {saved}, the scheduler runs on {running}")
+        problems += self._pause_problems()
         # -- deleted feeds stay deleted
         urls = {f.url for f in feeds}
         for fid, (url, _flags) in self.deleted.items():
@@ -296,6 +302,29 @@ class Session:
         if not first:
             problems += self._flag_problems(self.before, self.flags(), effects)
             problems += self._layout_problems(self.layout_before, self.layout(), effects)
+        return problems
+
+    def _pause_problems(self) -> list[str]:
+        """Paused: the status bar says so, and nothing is fetched unasked. The
+        worker has run the pause by now (``quiet`` waited for it), so the fetch
+        log's last row then is the line no scheduled fetch may cross."""
+        w, st = self.win, self.store
+        if not w.act_pause.isChecked():
+            self.paused_after = None
+            return []
+        problems = []
+        status = w._status
+        if status is not None and not status.updating and w.next_label.text() != "Updates paused":
+            problems.append(f"paused, but the status bar says {w.next_label.text()!r}")
+        last = int(st._q("SELECT coalesce(max(id), 0) FROM fetch_log")[0][0])
+        if self.paused_after is None:
+            self.paused_after = last
+            return problems
+        rows = st._q(
+            "SELECT feed_id, time FROM fetch_log WHERE id > ? AND manual = 0", (self.paused_after,)
+        )
+        if rows:
+            problems.append(f"scheduled fetches while paused: {[tuple(r) for r in rows][:5]}")
         return problems
 
     def _layout_problems(self, before: Layout, after: Layout, effects: list[Any]) -> list[str]:
@@ -537,6 +566,10 @@ class Session:
     def a_unread_only(self, _c: int) -> tuple[str, tuple[Any, ...]]:
         self.win.act_unread_only.trigger()
         return f"unread only -> {self.win.act_unread_only.isChecked()}", ("none",)
+
+    def a_pause(self, _c: int) -> tuple[str, tuple[Any, ...]]:
+        self.win.act_pause.trigger()  # Feed ▸ Pause updates (or the tray's)
+        return f"pause updates -> {self.win.act_pause.isChecked()}", ("none",)
 
     def a_refresh(self, c: int) -> tuple[str, tuple[Any, ...]]:
         keys = self._tree_keys()
@@ -924,9 +957,9 @@ class Session:
         "select": 10, "list_key": 14, "click_row": 5, "mark_all": 3, "search": 3,
         "unread_only": 2, "refresh": 7, "refresh_all": 4, "add": 4, "delete": 2,
         "delete_folder": 1, "rename": 2, "move": 2, "settings": 2, "undo": 2, "retry": 3,
-        "clock_jump": 1, "restart": 2, "world": 14, "race_delete": 4, "race_delete_folder": 1,
-        "race_rename": 2, "race_move": 2, "race_mark_all": 3, "race_settings": 1,
-        "race_quit": 1, "race_add_quit": 1, "compact": 1,
+        "clock_jump": 1, "restart": 2, "pause": 2, "world": 14, "race_delete": 4,
+        "race_delete_folder": 1, "race_rename": 2, "race_move": 2, "race_mark_all": 3,
+        "race_settings": 1, "race_quit": 1, "race_add_quit": 1, "compact": 1,
     }  # fmt: skip
 
     # -- running -----------------------------------------------------------------------

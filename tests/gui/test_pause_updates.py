@@ -4,6 +4,7 @@ real scheduler thread, real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
+from smartreader.gui.activity import PAUSED_NOTE
 from smartreader.gui.prefs import Prefs
 from tests.httpserver import FeedServer, Reply
 
@@ -71,3 +72,18 @@ def test_the_pause_is_in_the_feed_menu_and_the_tray_menu(env, qtbot):
     if win.tray.menu is not None:  # no system tray under the offscreen platform
         texts = [a.text() for a in win.tray.menu.actions()]
         assert texts.index(win.act_pause.text()) < texts.index("Quit")
+
+
+def test_the_activity_notes_say_the_plan_waits(env, qtbot, feed_server):
+    fid = _feed(env, feed_server)
+    Prefs.in_dir(env.tmp_path).set("updates/paused", True)
+    win = env.window()
+    win.tabs.setCurrentWidget(win.activity)
+    win.activity.set_feed(None)
+    assert PAUSED_NOTE in win.activity.overview.notes.text()
+    win.activity.set_feed(fid)
+    assert PAUSED_NOTE in win.activity.feed_view.notes.text()
+    win.act_pause.trigger()  # resumed: the note goes
+    assert PAUSED_NOTE not in win.activity.feed_view.notes.text()
+    win.activity.set_feed(None)
+    assert PAUSED_NOTE not in win.activity.overview.notes.text()
