@@ -131,9 +131,9 @@ class Session:
     # feed id -> fake time Undo brought it back: a fetch on the wire while it was
     # deleted was dropped, rightly (its server's answer then is no log row)
     restored: dict[int, float] = field(default_factory=dict)
-    # the fetch log's last row when the app was first seen paused (Feed ▸ Pause
-    # updates): no scheduled fetch may follow it while the pause lasts
-    paused_after: int | None = None
+    # the fetch log's last row and the time when the app was first seen paused
+    # (Feed ▸ Pause updates): no scheduled fetch may follow while the pause lasts
+    paused_after: tuple[int, float] | None = None
     app: App | None = None
     _qt_seen: int = 0
 
@@ -307,7 +307,8 @@ class Session:
     def _pause_problems(self) -> list[str]:
         """Paused: the status bar says so, and nothing is fetched unasked. The
         worker has run the pause by now (``quiet`` waited for it), so the fetch
-        log's last row then is the line no scheduled fetch may cross."""
+        log's last row then is the line no scheduled fetch may cross (rows an Undo
+        puts back come after it, with their old times)."""
         w, st = self.win, self.store
         if not w.act_pause.isChecked():
             self.paused_after = None
@@ -318,10 +319,11 @@ class Session:
             problems.append(f"paused, but the status bar says {w.next_label.text()!r}")
         last = int(st._q("SELECT coalesce(max(id), 0) FROM fetch_log")[0][0])
         if self.paused_after is None:
-            self.paused_after = last
+            self.paused_after = (last, self.clock())
             return problems
         rows = st._q(
-            "SELECT feed_id, time FROM fetch_log WHERE id > ? AND manual = 0", (self.paused_after,)
+            "SELECT feed_id, time FROM fetch_log WHERE id > ? AND time >= ? AND manual = 0",
+            self.paused_after,
         )
         if rows:
             problems.append(f"scheduled fetches while paused: {[tuple(r) for r in rows][:5]}")
