@@ -2035,6 +2035,8 @@ class MainWindow(QMainWindow):
         (the feed cannot be interrupted mid-fetch): take it out again, quietly, and
         the folder it made (``new_folder``), left empty."""
         title = self._feed_title(feed_id)
+        # a list refreshed meanwhile (a fetch's results) may show its articles
+        shown = self.list_model.holds_any(set(self.store.entry_ids(feed_ids=[feed_id])))
         try:
             unsubscribe(self.store, feed_id, keep_for_undo=False)
             folder = self.store.folder_id(new_folder, create=False) if new_folder else None
@@ -2045,6 +2047,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Could not cancel subscribing to {title}: {e}", 10_000)
             return
         self.tree_model.reload()  # the folder, if the tree had it
+        if shown:  # deleted: read the list again (the article open stays selected)
+            self._apply_query()
         self.sched.feed_changed(feed_id)
         self.statusBar().showMessage(f"Cancelled: not subscribed to {title}", 6000)
 

@@ -1505,6 +1505,11 @@ class ArticleListModel(QAbstractTableModel):
         self.finish_loading()
         return list(self._ids)
 
+    def holds_any(self, entry_ids: set[int]) -> bool:
+        """Whether any of these is among the rows read so far (pages still to come
+        are read from the store as it is then)."""
+        return bool(entry_ids) and any(i in entry_ids for i in self._ids)
+
     def shown_upto(self) -> tuple[int, set[int]]:
         """What the list was read from: every entry of its query up to this id,
         and these entries stored since that a page picked up. An entry stored

@@ -95,3 +95,43 @@ def test_a_cancelled_subscription_leaves_the_feed_being_read_selected(tmp_path, 
         finally:
             win.close()
             updater.close()
+
+
+def test_a_cancelled_subscription_leaves_none_of_its_articles_in_the_list(tmp_path, qtbot):
+    """Add feed, Cancel while it looks, with "All unread" shown. The worker stores
+    the feed and its articles before its answer arrives; a refresh meanwhile (a
+    fetch's results) puts them in the list; the answer takes the feed out again
+    (``_drop_cancelled``), and the list kept showing its deleted articles. (Random
+    sessions: ``RANDOM_APP_STRESS=1 RANDOM_APP_SEEDS=14``.)"""
+    from smartreader.gui.mainwindow import MainWindow
+    from smartreader.gui.prefs import Prefs
+    from smartreader.updater import Updater
+    from tests.gui.test_mainwindow import rss, serve
+    from tests.httpserver import FeedServer, Reply
+
+    with FeedServer() as server, Store(tmp_path / "db.sqlite3") as store:
+        updater = Updater(store, fetch_icons=True)  # as the app: icons looked up
+        updater.subscribe(serve(server, "/a.xml", rss(3, prefix="Alpha")))
+        new = serve(server, "/new.xml", rss(2, prefix="New"))
+        server.route("/favicon.ico", Reply(status=404, delay=1.5))  # looked up once stored
+        win = MainWindow(store, updater, prefs=Prefs.in_dir(tmp_path), tray=False)
+        qtbot.addWidget(win)
+        win.show()
+        try:
+            win.select_key("smart:unread")
+            qtbot.waitUntil(lambda: win.list_model.rowCount() == 3)
+            dlg = win.add_feed(new)
+            dlg.ok.click()
+            qtbot.waitUntil(lambda: store.feed_id_by_url(new) is not None, timeout=5000)
+            dlg.buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
+            win._refresh_list()  # as after a fetch's results: the new articles come in
+            assert win.list_model.rowCount() == 5
+            qtbot.waitUntil(lambda: not win._requests, timeout=5000)  # the answer: dropped
+            assert store.feed_id_by_url(new) is None
+            stored = set(store.entry_ids())
+            shown = set(win.list_model.ids())
+            assert shown <= stored, f"the list shows deleted articles {sorted(shown - stored)}"
+            assert len(shown) == 3
+        finally:
+            win.close()
+            updater.close()
