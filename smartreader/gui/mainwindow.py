@@ -2492,10 +2492,12 @@ class MainWindow(QMainWindow):
     def _refresh_list(self) -> None:
         if self._closing:
             return
-        self.list_model.forget_feeds(self._fetched_feeds)
-        self._refresh_open_article(self._fetched_feeds)
+        fetched = set(self._fetched_feeds)
         self._fetched_feeds.clear()
+        self.list_model.forget_feeds(fetched)
+        self._refresh_open_article(fetched)
         self.list_model.requery()
+        self.list_model.take_edited_matches(fetched)  # a search: edits that now match
         self._update_unread_total()
         self._update_banner()
 

@@ -1188,6 +1188,26 @@ class ArticleListModel(QAbstractTableModel):
             self._seen.update(added)
         return added + later
 
+    def take_edited_matches(self, feed_ids: Iterable[int]) -> list[int]:
+        """A search list after these feeds were fetched: insert, each at its
+        place, their articles an upstream edit made match (``requery`` reads only
+        the articles stored since the list was read). Returns the ids inserted."""
+        search = self._query.get("search")
+        wanted = self._query.get("feed_ids")
+        feeds = set(feed_ids) if wanted is None else set(feed_ids) & set(wanted)
+        if not search or not feeds:
+            return []
+        found = self.store.entry_ids(**{**self._query, "feed_ids": sorted(feeds)})
+        matches = self._matches if self._pending and self._matches is not None else set()
+        if all(i in self._pos or i in matches or i > self._max_id for i in found):
+            return []  # listed, or to come with the pages still to read
+        self.finish_loading()
+        pos = self._pos
+        new = [i for i in found if i not in pos and i <= self._max_id]
+        key, rev = self._list_key()
+        fresh = sorted(((key(r), r[0]) for r in self.store.entry_sort_rows_of(new)), reverse=rev)
+        return self._insert_in_order(fresh, key, rev)
+
     def _set_max_id(self, max_id: int) -> None:
         self._max_id = max_id
         self._above = {i for i in self._above if i > max_id}

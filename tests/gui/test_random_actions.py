@@ -282,8 +282,6 @@ class Session:
             problems.append(f"list has rows twice: {dup}")
         want = self.store_ids(q)
         missing = [i for i in want if i not in set(ids)]
-        if q.get("search"):  # an edit that makes an article match: a re-query reads new ones
-            missing = [i for i in missing if i not in self.retitled]
         if missing:
             problems.append(f"list lacks {len(missing)} matching articles {missing[:8]}")
         rows = {r[0]: r for r in store.entry_sort_rows_of(ids)}
