@@ -674,6 +674,7 @@ class MainWindow(QMainWindow):
         self.tray.quitRequested.connect(self.quit_app)
         self.tray.add_action(self.act_pause)
         self.activity.set_paused(self._paused_at_start)
+        self.tray.set_paused(self._paused_at_start)
         if tray if tray is not None else bool(prefs.get("tray_icon")):
             self.tray.show()
 
@@ -2546,6 +2547,7 @@ class MainWindow(QMainWindow):
         self.prefs.set("updates/paused", paused)
         self.sched.set_polling(not paused)
         self.activity.set_paused(paused)
+        self.tray.set_paused(paused)
 
     def _status_changed(self, status: SchedulerStatus) -> None:
         self._status = status

@@ -131,6 +131,7 @@ class TrayIcon(QObject):
         self.title_for = title_for or (lambda fid: f"Feed #{fid}")
         self.notifications = notifications
         self.unread = 0
+        self.paused = False
         self._new: Counter[int] = Counter()
         self.store = store
         # feed id → (when, as its fetch time, its last missed-item alert was
@@ -203,9 +204,19 @@ class TrayIcon(QObject):
         self.unread = max(0, int(count))
         if self.tray is not None:
             self.tray.setIcon(badge_icon(self.base_icon, self.unread))
-            self.tray.setToolTip(
-                f"smartreader — {self.unread} unread" if self.unread else "smartreader"
-            )
+            self.tray.setToolTip(self.tooltip())
+
+    def set_paused(self, paused: bool) -> None:
+        """Feed ▸ Pause updates: the icon's tip says so (the window may be hidden)."""
+        self.paused = bool(paused)
+        if self.tray is not None:
+            self.tray.setToolTip(self.tooltip())
+
+    def tooltip(self) -> str:
+        parts = [f"{self.unread} unread"] if self.unread else []
+        if self.paused:
+            parts.append("updates paused")
+        return " — ".join(["smartreader", ", ".join(parts)]) if parts else "smartreader"
 
     @Slot(object)
     def on_feed_updated(self, result: Any) -> None:

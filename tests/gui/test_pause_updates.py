@@ -87,3 +87,11 @@ def test_the_activity_notes_say_the_plan_waits(env, qtbot, feed_server):
     assert PAUSED_NOTE not in win.activity.feed_view.notes.text()
     win.activity.set_feed(None)
     assert PAUSED_NOTE not in win.activity.overview.notes.text()
+
+
+def test_the_tray_knows_of_the_pause(env, qtbot):
+    Prefs.in_dir(env.tmp_path).set("updates/paused", True)
+    win = env.window()
+    assert win.tray.paused
+    win.act_pause.trigger()
+    assert not win.tray.paused

@@ -54,3 +54,17 @@ def test_background_results_gather_into_one_message(qtbot):
     tray.set_notifications(False)
     assert tray.pending() == {}
     tray.dispose()
+
+
+def test_the_tip_says_unread_and_paused(qtbot):
+    tray = TrayIcon()
+    assert tray.tooltip() == "smartreader"
+    tray.set_unread(3)
+    assert tray.tooltip() == "smartreader — 3 unread"
+    tray.set_paused(True)
+    assert tray.tooltip() == "smartreader — 3 unread, updates paused"
+    tray.set_unread(0)
+    assert tray.tooltip() == "smartreader — updates paused"
+    tray.set_paused(False)
+    assert tray.tooltip() == "smartreader"
+    tray.dispose()
