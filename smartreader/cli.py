@@ -12,11 +12,13 @@ import argparse
 import contextlib
 import datetime as dt
 import errno
+import io
 import json
 import logging
 import math
 import os
 import re
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -38,17 +40,44 @@ if TYPE_CHECKING:
     from smartreader.updater import UpdateResult
 
 
+# SQLite's integers: a number past them is no id or count of ours (it escaped
+# as an OverflowError from the database driver)
+_SQL_INT_MAX = 2**63 - 1
+
+
 def _positive_int(text: str) -> int:
     n = int(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    if n > _SQL_INT_MAX:
+        raise argparse.ArgumentTypeError(f"must be at most {_SQL_INT_MAX}, not {n}")
     return n
+
+
+def _feed_id(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a feed id: {text!r} (see `smartreader feeds`)"
+        ) from None
+    if not 1 <= n <= _SQL_INT_MAX:
+        raise argparse.ArgumentTypeError(f"no feed has the id {n} (see `smartreader feeds`)")
+    return n
+
+
+def _folder_arg(text: str) -> str:
+    # "" is no folder: taken for "none given", it ran on the user's own data
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name; leave the option out for the default")
+    return text
 
 
 def _data_dir_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data-dir",
         metavar="DIR",
+        type=_folder_arg,
         default=argparse.SUPPRESS,
         help="the data folder, where the database lives (default: $SMARTREADER_DATA_DIR "
         "if set, else the platform's user data folder)",
@@ -119,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "remove", help="unsubscribe: delete feeds with their articles and saved passwords"
     )
-    p.add_argument("feeds", type=int, nargs="+", metavar="FEED", help="feed id (see feeds)")
+    p.add_argument("feeds", type=_feed_id, nargs="+", metavar="FEED", help="feed id (see feeds)")
     p.add_argument(
         "-y",
         "--yes",
@@ -148,7 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
         "tried failed (offline?), 0 when at least one was fetched.",
     )
     p.add_argument(
-        "feeds", nargs="*", type=int, metavar="FEED", help="feed id (see feeds); none: all feeds"
+        "feeds",
+        nargs="*",
+        type=_feed_id,
+        metavar="FEED",
+        help="feed id (see feeds); none: all feeds",
     )
     p.add_argument("--due", action="store_true", help="only the feeds the scheduler says are due")
     _data_dir_arg(p)
@@ -159,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("entries", help="list entries, newest first")
     p.add_argument(
-        "--feed", type=int, action="append", metavar="FEED", help="only this feed (repeatable)"
+        "--feed", type=_feed_id, action="append", metavar="FEED", help="only this feed (repeatable)"
     )
     p.add_argument("--unread", action="store_true", help="only unread entries")
     p.add_argument("--starred", action="store_true", help="only starred entries")
@@ -179,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir_arg(p)
 
     p = sub.add_parser("explain", help="what the scheduler learned about a feed and plans")
-    p.add_argument("feed", type=int, metavar="FEED", help="feed id (see feeds)")
+    p.add_argument("feed", type=_feed_id, metavar="FEED", help="feed id (see feeds)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _data_dir_arg(p)
 
@@ -228,6 +261,8 @@ def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
     from smartreader.storage.store import open_unwritable
 
     path = db_path(getattr(args, "data_dir", None))
+    if not reads_only:
+        _refuse_damaged(path)
     try:
         store = Store(path)
     except ReadOnlyDataError as e:
@@ -245,6 +280,17 @@ def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
             file=sys.stderr,
         )
     return store
+
+
+def _refuse_damaged(path: Path) -> None:
+    """A command that writes checks the whole file first, as the app does at start:
+    writing into damaged pages can spread the damage (the file is never changed)."""
+    from smartreader.storage import recovery
+
+    problem = recovery.diagnose(path)
+    # the rest (busy, read-only, too new) the store itself says better
+    if problem is not None and problem.kind == "corrupt":  # worded as the store's own
+        raise UsageError(f"{path} is damaged ({problem.detail}); it has not been modified")
 
 
 def _fmt_time(t: float | None) -> str:
@@ -451,8 +497,10 @@ def _say_created(folders: list[Path]) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from smartreader.subscriptions import save_opml
 
-    with _open_store(args, reads_only=True) as store, _target_file(args.file) as made:
-        n = save_opml(store, args.file)
+    with _open_store(args, reads_only=True) as store:
+        _not_the_database(args.file, store.path)  # renamed over it, every article was lost
+        with _target_file(args.file) as made:
+            n = save_opml(store, args.file)
     _say_created(made)
     print(f"exported {count_of(n, 'feed')} to {args.file}")
     return 0
@@ -792,6 +840,12 @@ EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A feed's name, “quotes” or λ in a locale that cannot write them (LANG=C,
+        # a Latin-1 console): a stand-in character, not a UnicodeEncodeError.
+        # (Under the C locale Python writes "surrogateescape", which fails alike.)
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict", "surrogateescape"):
+            stream.reconfigure(errors="replace")
     try:
         try:
             return _main(argv)
@@ -838,6 +892,15 @@ def _main(argv: Sequence[str] | None) -> int:
         return COMMANDS[args.command](args)
     except SmartReaderError as e:
         print(f"smartreader: {e}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as e:  # met past the checks at opening (a read, say)
+        from smartreader.storage.store import looks_damaged
+
+        if looks_damaged(str(e).lower()):
+            what = f"the database is damaged ({e}); it has not been modified"
+        else:
+            what = f"database error: {e}"
+        print(f"smartreader: {what}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("smartreader: interrupted", file=sys.stderr)
