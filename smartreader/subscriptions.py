@@ -231,17 +231,19 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         # the feed's). A file of ours names only what its user renamed.
         own = None if result.ours or title == url else title
         try:
+            # with its settings, in one transaction: never a feed without them
             fid = store.add_feed(
                 url, folder=sub.folder, title=title or "", user_title=own,
-                auth_username=user, now=now, site_link=sub.site_url,
+                auth_username=user, now=now, site_link=sub.site_url, settings=changes,
             )  # fmt: skip
-        except UsageError:  # subscribed meanwhile (the updater moved a feed there)
-            report.already += 1
+        except UsageError as e:
+            if store.feed_id_by_url(url) is None:
+                report.problems.append(f"{credentials.redact(sub.url)}: {e}")
+            else:  # subscribed meanwhile (the updater moved a feed there)
+                report.already += 1
             continue
         known.add(url)
         handled.add(url)
-        if changes:
-            store.update_feed(fid, **changes)
         report.added.append(fid)
     # the store's own test of a name (any case, cleaned): "news" is "News"
     report.empty_folders = store.add_folders(result.folders)

@@ -23,13 +23,12 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from smartreader.storage.store import Store
+from smartreader.storage.store import Store, remove_partials
 
 BACKUP_DIR_NAME = "backups"
 DEFAULT_KEEP = 7
 DEFAULT_INTERVAL = 24 * 3600.0
 _NAME = re.compile(r"^backup-(\d{8}-\d{6})(?:-(\d+))?\.sqlite3$")
-_PARTIAL = re.compile(r"^backup-\d{8}-\d{6}(?:-\d+)?\.sqlite3\.partial$")
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,7 @@ def make_backup(
     """
     folder = Path(directory) if directory is not None else backups_dir(store.path)
     folder.mkdir(parents=True, exist_ok=True)
-    _remove_partials(folder)
+    remove_partials(folder)
     stamp = dt.datetime.fromtimestamp(now, dt.UTC).strftime("%Y%m%d-%H%M%S")
     dest = folder / f"backup-{stamp}.sqlite3"
     n = 1
@@ -114,10 +113,3 @@ def prune(directory: str | os.PathLike[str], *, keep: int = DEFAULT_KEEP) -> lis
     for b in old:
         b.path.unlink(missing_ok=True)
     return [b.path for b in old]
-
-
-def _remove_partials(folder: Path) -> None:
-    # Left by a backup that was killed; never a usable file, never the user's data.
-    for p in folder.iterdir():
-        if _PARTIAL.match(p.name):
-            p.unlink(missing_ok=True)

@@ -163,11 +163,24 @@ def set_aside(db_path: str | os.PathLike[str], *, now: float) -> Path:
     preserved copy with the same name is never overwritten.
     """
     path = Path(db_path)
+    base = _aside_name(path, now)
+    _move_side_files(path, base)
+    if path.exists():
+        os.replace(path, base)
+    _fsync_dir(path.parent)
+    return base
+
+
+def _aside_name(path: Path, now: float) -> Path:
     base = path.with_name(f"{path.name}.corrupt-{_stamp(now)}")
     n = 1
     while any(Path(str(base) + s).exists() for s in ("", *_SIDE_FILES)):
         n += 1
         base = path.with_name(f"{path.name}.corrupt-{_stamp(now)}-{n}")
+    return base
+
+
+def _move_side_files(path: Path, base: Path) -> None:
     # The side files first: a crash in between leaves the database in place
     # without a WAL that no longer belongs to it... which is exactly the set we
     # are about to replace anyway. The database file last.
@@ -175,10 +188,6 @@ def set_aside(db_path: str | os.PathLike[str], *, now: float) -> Path:
         side = Path(str(path) + suffix)
         if side.exists():
             os.replace(side, Path(str(base) + suffix))
-    if path.exists():
-        os.replace(path, base)
-    _fsync_dir(path.parent)
-    return base
 
 
 def restore_backup(
@@ -201,7 +210,18 @@ def restore_backup(
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise StorageError(f"cannot copy the backup {src}: {e}") from e
-    preserved = set_aside(path, now=now) if path.exists() else None
+    preserved = None
+    if path.exists():
+        # Kept under its new name by a second link (a copy where links cannot be
+        # made), then the backup's copy replaces it in one step: killed at any
+        # point, the next start finds the damaged file or the backup, never no
+        # database (it started empty, the data set aside, without a word).
+        preserved = _aside_name(path, now)
+        _move_side_files(path, preserved)
+        try:
+            os.link(path, preserved)
+        except OSError:
+            shutil.copy2(path, preserved)
     os.replace(tmp, path)
     _fsync_dir(path.parent)
     return preserved

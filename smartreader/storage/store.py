@@ -20,7 +20,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -645,7 +645,9 @@ class Store:
         if 0 < version < SCHEMA_VERSION:
             # An old database is about to change shape: keep a copy as it was.
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-            self.backup(self.path.parent / "backups" / f"pre-migration-v{version}-{stamp}.sqlite3")
+            folder = self.path.parent / "backups"
+            remove_partials(folder)  # an earlier start killed while copying
+            self.backup(folder / f"pre-migration-v{version}-{stamp}.sqlite3")
         for v in range(version, SCHEMA_VERSION):
             db.executescript(
                 f"BEGIN IMMEDIATE;\n{MIGRATIONS[v]}\nPRAGMA user_version = {v + 1};\nCOMMIT;"
@@ -850,23 +852,39 @@ class Store:
         auth_username: str | None = None,
         user_title: str | None = None,
         site_link: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> int:
         """``title`` is shown until the feed's own comes; ``user_title`` is the
         user's name for it (kept unless the first fetch shows it is the feed's own);
-        ``site_link`` (an OPML file's htmlUrl) until the feed names its own."""
-        folder_id = self.folder_id(folder) if folder else None
+        ``site_link`` (an OPML file's htmlUrl) until the feed names its own;
+        ``settings`` as :meth:`update_feed` takes them (an OPML file's).
+
+        One transaction: a new folder is made with the feed, so a refused address
+        (or a crash) leaves no empty folder, and the feed never exists without the
+        settings it came with."""
+        name = _name(folder or "")
+        folder_id = self.folder_id(name, create=False) if name else None
+        sets, params = self._setting_sets(dict(settings or {}))
         added = time.time() if now is None else now
         own = _name(user_title or "") or None
         try:
             with self._tx() as db:
+                if name and folder_id is None:
+                    ins = db.execute("INSERT INTO folders (name) VALUES (?)", (name,))
+                    folder_id = int(ins.lastrowid or 0)
                 cur = db.execute(
                     "INSERT INTO feeds (id, url, title, user_title, folder_id, added_at, "
                     f"auth_username, site_link) VALUES ({_NEXT_FEED_ID}, ?, ?, ?, ?, ?, ?, ?)",
                     (url, title, own, folder_id, added, auth_username, site_link),
                 )
-                return int(cur.lastrowid or 0)
+                fid = int(cur.lastrowid or 0)
+                if sets:
+                    db.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, fid))
+                return fid
         except sqlite3.IntegrityError as e:
-            raise UsageError(f"already subscribed to {url}") from e
+            if "feeds.url" in str(e):
+                raise UsageError(f"already subscribed to {url}") from e
+            raise UsageError(f"cannot subscribe to {url}: {e}") from e
 
     def feed_id_by_url(self, url: str) -> int | None:
         rows = self._q("SELECT id FROM feeds WHERE url = ?", (url,))
@@ -989,19 +1007,9 @@ class Store:
             new_folder = folder if folder and folder_id is None else None
             sets.append("folder_id = ?")
             params.append(folder_id)
-        for key, value in changes.items():
-            if key not in self._FEED_SETTINGS:
-                raise UsageError(f"unknown feed setting {key!r}")
-            if key == "weight" and not (value is not None and 0 < float(value) <= 100):
-                raise UsageError("priority weight must be between 0 and 100")
-            if key == "min_interval" and value is not None and float(value) < 60:
-                raise UsageError("minimum interval must be at least one minute")
-            if key == "keep_days" and value is not None and not 0 <= float(value) <= 36500:
-                raise UsageError("articles are kept between 0 (always) and 36500 days")
-            if key == "user_title" and value is not None:
-                value = _name(value) or None
-            sets.append(f"{key} = ?")
-            params.append(int(value) if key == "load_images" else value)
+        more_sets, more_params = self._setting_sets(changes)
+        sets += more_sets
+        params += more_params
         if not sets:
             return
         try:
@@ -1018,6 +1026,25 @@ class Store:
             if "feeds.url" in str(e):
                 raise UsageError("another feed already has this address") from e
             raise UsageError(f"cannot update feed {feed_id}: {e}") from e
+
+    def _setting_sets(self, changes: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+        """Checked ``column = ?`` assignments for feed settings (not the folder)."""
+        sets: list[str] = []
+        params: list[Any] = []
+        for key, value in changes.items():
+            if key not in self._FEED_SETTINGS:
+                raise UsageError(f"unknown feed setting {key!r}")
+            if key == "weight" and not (value is not None and 0 < float(value) <= 100):
+                raise UsageError("priority weight must be between 0 and 100")
+            if key == "min_interval" and value is not None and float(value) < 60:
+                raise UsageError("minimum interval must be at least one minute")
+            if key == "keep_days" and value is not None and not 0 <= float(value) <= 36500:
+                raise UsageError("articles are kept between 0 (always) and 36500 days")
+            if key == "user_title" and value is not None:
+                value = _name(value) or None
+            sets.append(f"{key} = ?")
+            params.append(int(value) if key == "load_images" else value)
+        return sets, params
 
     def delete_feed(self, feed_id: int) -> tuple[float, ...]:
         """Delete a feed with its entries, alerts and fetch log. Its budgeted
@@ -2195,7 +2222,7 @@ class Store:
         dest = Path(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(dest.name + ".partial")
-        tmp.unlink(missing_ok=True)
+        remove_partial(tmp)
         check = "ok"
         try:
             out = sqlite3.connect(tmp)
@@ -2208,7 +2235,7 @@ class Store:
             finally:
                 out.close()
             if check != "ok":
-                tmp.unlink(missing_ok=True)
+                remove_partial(tmp)
                 raise StorageError(f"the backup {dest} failed its integrity check ({check})")
             with open(tmp, "rb+") as f:
                 os.fsync(f.fileno())
@@ -2219,9 +2246,37 @@ class Store:
             finally:
                 os.close(dir_fd)
         except (OSError, sqlite3.Error) as e:
-            tmp.unlink(missing_ok=True)
+            remove_partial(tmp)
             raise StorageError(f"backup to {dest} failed: {e}") from e
         return dest
+
+
+# What SQLite makes beside a copy being written (the journal while it is copied,
+# WAL and shared memory while its journal mode changes and it is checked).
+_SIDE_SUFFIXES = ("", "-journal", "-wal", "-shm")
+# A backup's or a pre-migration copy's unfinished copy, and SQLite's files beside it.
+PARTIAL = re.compile(
+    r"^(?:backup-\d{8}-\d{6}(?:-\d+)?|pre-migration-v\d+-\d{8}-\d{6})"
+    r"\.sqlite3\.partial(?:-journal|-wal|-shm)?$"
+)
+
+
+def remove_partial(tmp: Path) -> None:
+    """A copy that did not get its name, with the files SQLite made beside it."""
+    for suffix in _SIDE_SUFFIXES:
+        side = tmp.with_name(tmp.name + suffix)
+        if side.exists():  # (normally none: nothing named like a WAL is touched)
+            side.unlink(missing_ok=True)
+
+
+def remove_partials(folder: Path) -> None:
+    """The unfinished copies a killed backup or pre-migration copy left in
+    ``folder`` (a new name each time: they would pile up); never a usable file,
+    never the user's data."""
+    with contextlib.suppress(OSError):  # no folder yet, or not ours to list
+        for p in folder.iterdir():
+            if PARTIAL.match(p.name):
+                p.unlink(missing_ok=True)
 
 
 def open_unwritable(db: Path) -> Store | None:
