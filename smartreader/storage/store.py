@@ -20,6 +20,7 @@ import re
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -444,21 +445,59 @@ def _enclosures_from_json(s: str) -> tuple[Enclosure, ...]:
         return ()
 
 
-_FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
+def _mark_class() -> str:
+    """A regex class of the combining marks (Mn, Mc, Me) of the BMP: ``\\w`` leaves
+    them out, and cut words at them (Thai กิน became ก and น, each found alone;
+    a decomposed é split "résumé")."""
+    out: list[str] = []
+    start = prev = -2
+    for c in range(0x10000):
+        if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me"):
+            if c != prev + 1:
+                if start >= 0:
+                    out.append(f"\\u{start:04x}-\\u{prev:04x}")
+                start = c
+            prev = c
+    out.append(f"\\u{start:04x}-\\u{prev:04x}")
+    return "".join(out)
+
+
+# A word: letters and digits with the marks that complete them.
+_FTS_TOKEN = re.compile(rf"\w[\w{_mark_class()}]*", re.UNICODE)
 
 
 # Scripts written without spaces between words (Chinese, Japanese, Korean runs,
-# Thai): the tokenizer takes a whole run for one word, so a word inside it
-# ("天気" in "東京の天気は晴れ") is found by a substring match instead.
+# Thai, Lao, Khmer, Burmese): the tokenizer takes a whole run for one word, so a
+# word inside it ("天気" in "東京の天気は晴れ") is found by a substring match instead.
 _UNSPACED = re.compile(
-    "[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]"
 )
 
 
 # A word that trailing signs complete (C++, C#, F#, g++): the tokenizer drops the
 # signs, so "C++" searched for every word starting with "c". The index finds the
-# word whole, and :func:`_signed_word_in` checks it with its signs.
-_SIGNED = re.compile(r"\w+[+#]+")
+# word whole, and :func:`_signed_word_in` checks it with its signs. From a word's
+# start only: tried at every letter of a long word, it took seconds (quadratic).
+_SIGNED = re.compile(r"(?<!\w)\w+[+#]+")
+
+# Words a substring match looks for, at most: one SQL condition each, and a long
+# pasted text made "Expression tree is too large".
+MAX_SUBSTRING_WORDS = 24
+
+
+def _query_words(text: str) -> list[str]:
+    """What the user typed, in words, composed (NFC): a word typed or pasted
+    decomposed (macOS, Hangul as jamo) is the word the index holds."""
+    return _FTS_TOKEN.findall(unicodedata.normalize("NFC", text))
+
+
+def _ascii_lower(text: str) -> str:
+    """Lower case as SQLite's ``lower()`` makes it (ASCII letters only)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def fts_query(text: str) -> str | None:
@@ -466,7 +505,7 @@ def fts_query(text: str) -> str | None:
     the last one as a prefix (search-as-you-type) unless signs complete it
     ("C++"). Operators are not exposed, so no input can produce an FTS5 syntax
     error. Words of unspaced scripts are left out (see :func:`search_filter`)."""
-    words = _FTS_TOKEN.findall(text)
+    words = _query_words(text)
     spaced = [f'"{w}"' for w in words if not _UNSPACED.search(w)]
     if not spaced:
         return None
@@ -476,11 +515,14 @@ def fts_query(text: str) -> str | None:
 
 
 def _unspaced_words(text: str) -> list[str]:
-    return [w for w in _FTS_TOKEN.findall(text) if _UNSPACED.search(w)]
+    words = dict.fromkeys(w for w in _query_words(text) if _UNSPACED.search(w))
+    return list(words)[:MAX_SUBSTRING_WORDS]
 
 
 def _signed_words(text: str) -> list[str]:
-    return [w for w in _SIGNED.findall(text) if not _UNSPACED.search(w)]
+    text = unicodedata.normalize("NFC", text)
+    words = dict.fromkeys(w.lower() for w in _SIGNED.findall(text) if not _UNSPACED.search(w))
+    return list(words)[:MAX_SUBSTRING_WORDS]
 
 
 def _signed_word_in(text: str | None, word: str) -> int:
@@ -517,14 +559,18 @@ def search_filter(text: str) -> tuple[str, list[Any]] | None:
         where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
         params.append(q)
     for w in unspaced:
-        where.append("(instr(title, ?) > 0 OR instr(content, ?) > 0 OR instr(summary, ?) > 0)")
-        params += [w, w, w]
+        # in any case of its ASCII letters ("python入門" finds "Python入門")
+        where.append(
+            "(instr(lower(title), ?) > 0 OR instr(lower(content), ?) > 0 "
+            "OR instr(lower(summary), ?) > 0)"
+        )
+        params += [_ascii_lower(w)] * 3
     for w in _signed_words(text):
         # only on the rows the index found (the word without its signs)
         where.append(
             "(signed_word_in(title, ?) OR signed_word_in(content, ?) OR signed_word_in(summary, ?))"
         )
-        params += [w.lower()] * 3
+        params += [w] * 3
     return " AND ".join(where), params
 
 
