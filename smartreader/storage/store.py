@@ -12,6 +12,7 @@ Nothing here imports Qt or does network I/O.
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import logging
 import math
@@ -462,6 +463,65 @@ def _mark_class() -> str:
     return "".join(out)
 
 
+# Tags inside a word's text (a formula's H<sub>2</sub>O, <b>Hel</b>lo): dropped
+# without a gap; any other tag (a paragraph, a line break, a cell) parts words.
+_INLINE_TAGS = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "del",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "ins",
+        "kbd",
+        "mark",
+        "q",
+        "rp",
+        "rt",
+        "ruby",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "wbr",
+    ]
+)
+# A tag, its quoted attribute values whole (a ">" in one does not end it).
+_TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9]*)?(?:[^>"']|"[^"]*"|'[^']*')*>""")
+
+
+def index_text(markup: str | None) -> str:
+    """The text of stored (sanitised) HTML as a reader sees it, for the full-text
+    index (an article's ``search_text``, schema v11); SQL ``html_text``."""
+    if not markup:
+        return ""
+    if "<" not in markup and "&" not in markup:
+        return markup
+    text = _TAG.sub(lambda m: "" if (m.group(2) or "").lower() in _INLINE_TAGS else " ", markup)
+    return html.unescape(text)
+
+
+def _search_text(content: str | None, summary: str | None) -> str:
+    # as schema v11 and record_fetch's update write it in SQL
+    return index_text(content) + " " + index_text(summary)
+
+
 # A word: letters and digits with the marks that complete them.
 _FTS_TOKEN = re.compile(rf"\w[\w{_mark_class()}]*", re.UNICODE)
 
@@ -545,7 +605,7 @@ def _substring_words(text: str) -> bool:
     return bool(_unspaced_words(text) or _signed_words(text))
 
 
-def search_filter(text: str) -> tuple[str, list[Any]] | None:
+def search_filter(text: str, body: str = "search_text") -> tuple[str, list[Any]] | None:
     """A WHERE condition on ``entries`` for what a user types (None: nothing to
     search for): the full-text index for spaced words; for words of an unspaced
     script a substring of the title, content or summary; for a word with signs
@@ -558,19 +618,16 @@ def search_filter(text: str) -> tuple[str, list[Any]] | None:
     if q is not None:
         where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
         params.append(q)
+    # in the text a reader sees (``body``: ``search_text``; older read-only
+    # databases have only the HTML), never in markup such as a link's address
     for w in unspaced:
         # in any case of its ASCII letters ("python入門" finds "Python入門")
-        where.append(
-            "(instr(lower(title), ?) > 0 OR instr(lower(content), ?) > 0 "
-            "OR instr(lower(summary), ?) > 0)"
-        )
-        params += [_ascii_lower(w)] * 3
+        where.append(f"(instr(lower(title), ?) > 0 OR instr(lower({body}), ?) > 0)")
+        params += [_ascii_lower(w)] * 2
     for w in _signed_words(text):
         # only on the rows the index found (the word without its signs)
-        where.append(
-            "(signed_word_in(title, ?) OR signed_word_in(content, ?) OR signed_word_in(summary, ?))"
-        )
-        params += [w] * 3
+        where.append(f"(signed_word_in(title, ?) OR signed_word_in({body}, ?))")
+        params += [w] * 2
     return " AND ".join(where), params
 
 
@@ -659,6 +716,8 @@ class Store:
         db.create_function("casefold", 1, _casefold, deterministic=True)
         # a search for a word with signs (C++) checks the signs: see search_filter
         db.create_function("signed_word_in", 2, _signed_word_in, deterministic=True)
+        # what the full-text index holds of an article (schema v11, record_fetch)
+        db.create_function("html_text", 1, index_text, deterministic=True)
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise DatabaseTooNewError(
@@ -667,6 +726,7 @@ class Store:
             )
         self._list_index = ""
         self._title_key = "title_key"
+        self._body = "search_text"  # an article's text, for substring searches
         if not self.readonly:
             self._migrate(version)
             version = SCHEMA_VERSION
@@ -682,6 +742,8 @@ class Store:
             self._list_index = " INDEXED BY entries_list"
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_title'").fetchone():
             self._title_key = "casefold(title)"
+        if version < 11:  # no search_text (schema v11): the HTML
+            self._body = "(content || ' ' || summary)"
 
     def _migrate(self, version: int) -> None:
         db = self._db
@@ -1281,8 +1343,8 @@ class Store:
                     continue
                 cur = db.execute(
                     "INSERT INTO entries (id, feed_id, uid, title, title_key, link, author, "
-                    "published, updated, first_seen, sort_time, content, summary, enclosures) "
-                    f"VALUES ({_NEXT_ENTRY_ID},?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                    "published, updated, first_seen, sort_time, content, summary, enclosures, "
+                    f"search_text) VALUES ({_NEXT_ENTRY_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                     "ON CONFLICT (feed_id, uid) DO NOTHING",
                     (
                         rec.feed_id,
@@ -1298,6 +1360,7 @@ class Store:
                         e.content,
                         e.summary,
                         _enclosures_to_json(e.enclosures),
+                        _search_text(e.content, e.summary),
                     ),
                 )
                 if cur.rowcount:
@@ -1333,6 +1396,9 @@ class Store:
                     db.execute(
                         "UPDATE entries SET "
                         + ", ".join(f"{c} = coalesce(:{c}, {c})" for c in fields)
+                        # the text the index holds follows the content and summary
+                        + ", search_text = html_text(coalesce(:content, content)) || ' ' || "
+                        "html_text(coalesce(:summary, summary))"
                         + ", updated = :updated WHERE feed_id = :feed_id AND uid = :uid AND ("
                         + " OR ".join(f"coalesce(:{c}, {c}) IS NOT {c}" for c in fields)
                         + ")",
@@ -1878,7 +1944,7 @@ class Store:
         limit: int | None = None,
     ) -> list[int]:
         """Ids for an article list, newest first. Ids only: the GUI loads rows lazily."""
-        filters = _list_filters(feed_ids, unread, starred, search)
+        filters = _list_filters(feed_ids, unread, starred, search, self._body)
         if filters is None:
             return []
         where, params = filters
@@ -1949,7 +2015,7 @@ class Store:
         ``descending`` is the exact reverse. One page at a time like
         ``entry_keys``: ``after`` is the last key of the previous page, as returned,
         and each page is a range scan of the ``entries_title`` index."""
-        filters = _list_filters(feed_ids, unread, starred, search)
+        filters = _list_filters(feed_ids, unread, starred, search, self._body)
         if filters is None:
             return []
         where, params = filters
@@ -2009,7 +2075,7 @@ class Store:
     ) -> list[tuple[int, int, str, float]]:
         """``(id, feed_id, title, sort_time)`` of a whole article list, unordered: what
         sorting it by title or feed needs, read from the ``entries_list`` index alone."""
-        filters = _list_filters(feed_ids, unread, starred, search)
+        filters = _list_filters(feed_ids, unread, starred, search, self._body)
         if filters is None:
             return []
         where, params = filters
@@ -2075,7 +2141,7 @@ class Store:
             if id_range is not None:
                 sql += " AND rowid > ? AND rowid <= ?"
         else:
-            found = search_filter(text)
+            found = search_filter(text, self._body)
             if found is None:
                 return set()
             sql = f"SELECT id FROM entries WHERE {found[0]}"
@@ -2362,6 +2428,7 @@ def _schema_at(version: int) -> _Schema:
         mem = sqlite3.connect(":memory:", isolation_level=None)
         try:
             mem.create_function("casefold", 1, _casefold, deterministic=True)
+            mem.create_function("html_text", 1, index_text, deterministic=True)
             for v in range(version):
                 mem.executescript(MIGRATIONS[v])
             tables = [r[0] for r in mem.execute(_TABLES)]
@@ -2413,7 +2480,11 @@ def _date_order(oldest_first: bool) -> str:
 
 
 def _list_filters(
-    feed_ids: Sequence[int] | None, unread: bool, starred: bool, search: str | None = None
+    feed_ids: Sequence[int] | None,
+    unread: bool,
+    starred: bool,
+    search: str | None = None,
+    body: str = "search_text",
 ) -> tuple[list[str], list[Any]] | None:
     """WHERE clauses and parameters shared by the article-list queries; None when
     nothing can match (no feeds, or a search with no searchable words)."""
@@ -2422,7 +2493,7 @@ def _list_filters(
     where: list[str] = []
     params: list[Any] = []
     if search is not None:
-        found = search_filter(search)
+        found = search_filter(search, body)
         if found is None:
             return None
         where.append(found[0])

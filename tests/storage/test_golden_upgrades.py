@@ -16,7 +16,7 @@ from smartreader.updater import Updater
 from tests.storage.golden import make as golden
 
 GOLDEN = Path(__file__).parent / "golden"
-VERSIONS = sorted(p.stem for p in GOLDEN.glob("v*.sqlite3"))
+VERSIONS = sorted((p.stem for p in GOLDEN.glob("v*.sqlite3")), key=lambda v: int(v[1:]))
 
 
 def test_every_older_schema_has_a_golden_database():
@@ -70,6 +70,24 @@ def test_entries_keep_their_flags_titles_and_search(upgraded):
     keys = store.entry_title_keys()
     titles = [store.entry_rows([k[0]])[k[0]].title for k in keys]
     assert titles == sorted(titles, key=str.casefold)
+
+
+def test_the_index_holds_the_text_a_reader_sees_and_deletes_stay_exact(upgraded):
+    """Schema v11 re-indexed every article from its text: the "p" of "<p>body</p>"
+    was a word of every article. A delete then removes exactly what was indexed
+    (FTS5 takes the delete's text on trust: a mismatch corrupts the index)."""
+    store, _ = upgraded
+    titled_p = {
+        eid
+        for eid, r in store.entry_rows(store.entry_ids()).items()
+        if any(w.casefold().startswith("p") for w in r.title.split())
+    }
+    assert set(store.entry_ids(search="p")) == titled_p  # "apple pie" only
+    assert len(store.entry_ids(search="body")) == sum(golden.N_ENTRIES)
+    first = min(f.id for f in store.feeds())
+    store.delete_feed(first)
+    assert len(store.entry_ids(search="body")) == sum(golden.N_ENTRIES[1:])
+    store._db.execute("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')")
 
 
 def test_alerts_fetch_log_and_learned_state_survive(upgraded):

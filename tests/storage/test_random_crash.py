@@ -72,6 +72,7 @@ from smartreader.storage.store import DB_NAME, PARTIAL, Store
 from tests.httpserver import FeedServer, RecordedRequest, Reply
 from tests.shared import seeds_from_env
 from tests.storage import random_crash_child as child_mod
+from tests.storage.fts_check import index_problems
 from tests.storage.golden import make as golden
 
 REPO = Path(__file__).resolve().parents[2]
@@ -251,31 +252,7 @@ def check_database(store: Store) -> None:
     assert store._q("PRAGMA foreign_key_check") == []
     with store._lock:
         db = store._db
-        db.execute("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')")
-        # FTS5's own check against the content table ('integrity-check', rank 1) does
-        # not apply: the index holds content || ' ' || summary, the table's column
-        # only the content. So: the index, term by term and position by position,
-        # is the one the triggers would build from the rows as they are now.
-        db.execute(
-            "CREATE VIRTUAL TABLE temp.fresh USING fts5 (title, content, "
-            "tokenize='unicode61 remove_diacritics 2')"
-        )
-        try:
-            db.execute(
-                "INSERT INTO temp.fresh (rowid, title, content) "
-                "SELECT id, title, content || ' ' || summary FROM entries"
-            )
-            db.execute(
-                "CREATE VIRTUAL TABLE temp.v_live USING fts5vocab(main, entries_fts, instance)"
-            )
-            db.execute("CREATE VIRTUAL TABLE temp.v_fresh USING fts5vocab(temp, fresh, instance)")
-            q = "SELECT term, doc, col, offset FROM temp.{} ORDER BY 1, 2, 3, 4"
-            live = db.execute(q.format("v_live")).fetchall()
-            fresh = db.execute(q.format("v_fresh")).fetchall()
-            assert live == fresh, "the full-text index does not match the articles"
-        finally:
-            for t in ("v_live", "v_fresh", "fresh"):
-                db.execute(f"DROP TABLE IF EXISTS temp.{t}")
+        assert index_problems(db) == [], "the full-text index does not match the articles"
 
 
 def check_scheduler_loads(store: Store, clock: float) -> None:
