@@ -261,8 +261,7 @@ def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
     from smartreader.storage.store import open_unwritable
 
     path = db_path(getattr(args, "data_dir", None))
-    if not reads_only:
-        _refuse_damaged(path)
+    _refuse_damaged(path)
     try:
         store = Store(path)
     except ReadOnlyDataError as e:
@@ -283,10 +282,16 @@ def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
 
 
 def _refuse_damaged(path: Path) -> None:
-    """A command that writes checks the whole file first, as the app does at start:
-    writing into damaged pages can spread the damage (the file is never changed)."""
+    """Every command checks the whole file first, as the app does at start: writing
+    into damaged pages can spread the damage, and a listing, an export or a backup
+    read from them would be quietly short, or damaged too (the file is never
+    changed)."""
     from smartreader.storage import recovery
 
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        # none there yet; or read-only, read as it lies (its check would leave a
+        # -shm beside it that stops that): a damaged page read is one line then
+        return
     problem = recovery.diagnose(path)
     # the rest (busy, read-only, too new) the store itself says better
     if problem is not None and problem.kind == "corrupt":  # worded as the store's own
@@ -300,6 +305,8 @@ def _fmt_time(t: float | None) -> str:
 
 
 def _fmt_duration(s: float) -> str:
+    if not math.isfinite(s):  # nothing planned: no delay to speak of, not "inf d"
+        return "none planned"
     s = max(0.0, s)
     if s < 90:
         return f"{s:.0f} s"
@@ -711,8 +718,12 @@ def cmd_budget(args: argparse.Namespace) -> int:
     print(
         f"budget {count_of(enforced, 'request')}/day, {used} used in the last 24 h; "
         f"planned {s.planned_per_day:.0f}/day; "
-        f"expected mean delay {_fmt_duration(s.expected_mean_delay_s)} "
-        f"(a fixed interval would give {_fmt_duration(s.fixed_interval_mean_delay_s)})"
+        + (
+            f"expected mean delay {_fmt_duration(s.expected_mean_delay_s)} "
+            f"(a fixed interval would give {_fmt_duration(s.fixed_interval_mean_delay_s)})"
+            if math.isfinite(s.fixed_interval_mean_delay_s)
+            else "no delay to expect: no feeds to fetch"  # not "inf d"
+        )
     )
     for note in s.notes:
         print(f"  note: {note}")

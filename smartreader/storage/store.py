@@ -621,9 +621,15 @@ def search_filter(text: str, body: str = "search_text") -> tuple[str, list[Any]]
     # in the text a reader sees (``body``: ``search_text``; older read-only
     # databases have only the HTML), never in markup such as a link's address
     for w in unspaced:
-        # in any case of its ASCII letters ("python入門" finds "Python入門")
-        where.append(f"(instr(lower(title), ?) > 0 OR instr(lower({body}), ?) > 0)")
-        params += [_ascii_lower(w)] * 2
+        # In any case: "python入門" finds "Python入門". SQLite's lower() knows ASCII
+        # only; a word with other cased letters ("київ학교") folds the text in
+        # Python, slower, so only then.
+        if any(not c.isascii() and c.lower() != c.upper() for c in w):
+            where.append(f"(instr(casefold(title), ?) > 0 OR instr(casefold({body}), ?) > 0)")
+            params += [w.casefold()] * 2
+        else:
+            where.append(f"(instr(lower(title), ?) > 0 OR instr(lower({body}), ?) > 0)")
+            params += [_ascii_lower(w)] * 2
     for w in _signed_words(text):
         # only on the rows the index found (the word without its signs)
         where.append(f"(signed_word_in(title, ?) OR signed_word_in({body}, ?))")

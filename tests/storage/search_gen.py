@@ -228,7 +228,9 @@ class Term:
 
 
 def terms_of(query: str) -> list[Term]:
-    """The words of a query (see the module docstring)."""
+    """The words of a query (see the module docstring), composed (NFC) as the app
+    composes what is typed: Hangul typed as jamo is the syllables, unspaced."""
+    query = unicodedata.normalize("NFC", query)
     raw: list[tuple[str, str]] = []  # (word, signs after it)
     i, n = 0, len(query)
     while i < n:
