@@ -2542,13 +2542,14 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(False)
         self._refresh_timer.start()
 
-    @Slot(object)
+    @Slot(bool)
     def _pause_toggled(self, paused: bool) -> None:
         self.prefs.set("updates/paused", paused)
         self.sched.set_polling(not paused)
         self.activity.set_paused(paused)
         self.tray.set_paused(paused)
 
+    @Slot(object)
     def _status_changed(self, status: SchedulerStatus) -> None:
         self._status = status
         self._update_status_text()

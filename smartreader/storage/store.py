@@ -466,42 +466,10 @@ def _mark_class() -> str:
 # Tags inside a word's text (a formula's H<sub>2</sub>O, <b>Hel</b>lo): dropped
 # without a gap; any other tag (a paragraph, a line break, a cell) parts words.
 _INLINE_TAGS = frozenset(
-    [
-        "a",
-        "abbr",
-        "b",
-        "bdi",
-        "bdo",
-        "cite",
-        "code",
-        "data",
-        "del",
-        "dfn",
-        "em",
-        "font",
-        "i",
-        "ins",
-        "kbd",
-        "mark",
-        "q",
-        "rp",
-        "rt",
-        "ruby",
-        "s",
-        "samp",
-        "small",
-        "span",
-        "strike",
-        "strong",
-        "sub",
-        "sup",
-        "time",
-        "tt",
-        "u",
-        "var",
-        "wbr",
-    ]
-)
+    ("a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font",
+     "i", "ins", "kbd", "mark", "q", "rp", "rt", "ruby", "s", "samp", "small", "span",
+     "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr")
+)  # fmt: skip
 # A tag, its quoted attribute values whole (a ">" in one does not end it).
 _TAG = re.compile(r"""<(/?)([A-Za-z][A-Za-z0-9]*)?(?:[^>"']|"[^"]*"|'[^']*')*>""")
 
