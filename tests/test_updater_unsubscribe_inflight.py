@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 import threading
 
+import pytest
+
 from smartreader.subscriptions import unsubscribe
 from tests.httpserver import FeedServer, Reply
 from tests.reliability.support import Clock, item, rss, store_and_updater
@@ -40,17 +42,15 @@ def test_a_feed_removed_during_its_update_is_dropped_without_errors(
         assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
-def _answers_late_the_second_time(feed_server: FeedServer) -> None:
+@pytest.mark.parametrize("manual", [False, True], ids=["budgeted", "manual"])
+def test_a_request_for_a_feed_removed_meanwhile_counts_after_a_restart_if_budgeted(
+    tmp_path, feed_server: FeedServer, manual: bool
+):
+    # The request was made: the 24 h cap must count a budgeted one after a
+    # restart, though the feed (and so its fetch-log row) is gone by the time it
+    # answers; a manual refresh is outside the budget.
     first, late = Reply(body=rss(item("a")), headers=AS_RSS), rss(item("b"))
     feed_server.route("/slow.xml", [first, Reply(body=late, headers=AS_RSS, delay=1)])
-
-
-def test_a_budgeted_request_for_a_feed_removed_meanwhile_still_counts_after_a_restart(
-    tmp_path, feed_server: FeedServer
-):
-    # The request was made: the 24 h cap must count it after a restart, though
-    # the feed (and so its fetch-log row) is gone by the time it answers.
-    _answers_late_the_second_time(feed_server)
     clock = Clock()
     with store_and_updater(tmp_path / "db.sqlite3", clock) as (store, up):
         slow = up.subscribe(feed_server.url("/slow.xml"))
@@ -58,28 +58,11 @@ def test_a_budgeted_request_for_a_feed_removed_meanwhile_still_counts_after_a_re
         clock.t += 3600
         feed_server.clear()
         results = []
-        run = threading.Thread(target=lambda: results.extend(up.update([slow], manual=False)))
+        run = threading.Thread(target=lambda: results.extend(up.update([slow], manual=manual)))
         run.start()
         assert feed_server.wait_for_requests(1)
         unsubscribe(store, slow)
         run.join(10)
         assert [r.error for r in results] == ["unsubscribed"]
-        assert store.budget_request_times(0) == sorted([*before, clock.t])
-
-
-def test_a_manual_request_for_a_feed_removed_meanwhile_is_not_counted(
-    tmp_path, feed_server: FeedServer
-):
-    _answers_late_the_second_time(feed_server)
-    clock = Clock()
-    with store_and_updater(tmp_path / "db.sqlite3", clock) as (store, up):
-        slow = up.subscribe(feed_server.url("/slow.xml"))
-        before = store.budget_request_times(0)
-        clock.t += 3600
-        feed_server.clear()
-        run = threading.Thread(target=lambda: up.update([slow], manual=True))
-        run.start()
-        assert feed_server.wait_for_requests(1)
-        unsubscribe(store, slow)
-        run.join(10)
-        assert store.budget_request_times(0) == before
+        spent = before if manual else sorted([*before, clock.t])
+        assert store.budget_request_times(0) == spent

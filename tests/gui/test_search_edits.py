@@ -12,8 +12,8 @@ import pytest
 from smartreader.core.models import ParsedEntry
 from smartreader.gui.models import COL_DATE, COL_TITLE
 from smartreader.storage.store import FetchRecord
-from smartreader.updater import UpdateResult
 from tests.gui.test_mainwindow import stored_feed
+from tests.gui.test_random_actions import _announce, _settled
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),
@@ -21,24 +21,17 @@ pytestmark = [
 ]
 
 
-def _settled(win) -> bool:
-    return not (
-        win.list_model.loading()
-        or win._refresh_timer.isActive()
-        or win._list_timer.isActive()
-        or win._search_timer.isActive()
-    )
-
-
 def _edit(env, qtbot, win, fid: int, entry_id: int, title: str) -> None:
     """An upstream edit of one article's title, stored and announced as the
     scheduler does; the window refreshed."""
     e = env.store.entry(entry_id)
-    at = time.time()
-    entry = ParsedEntry(e.uid, title, None, "", e.published, None, "<p>x</p>", "")
-    env.store.record_fetch(FetchRecord(fid, at, "ok", entries=[entry]))
-    win.sched.feedUpdated.emit(UpdateResult(fid, "ok", 0, None, 0.0, None, False, at))
-    qtbot.waitUntil(lambda: _settled(win), timeout=3000)
+    _announce(
+        env,
+        qtbot,
+        win,
+        fid,
+        [ParsedEntry(e.uid, title, None, "", e.published, None, "<p>x</p>", "")],
+    )
 
 
 def _search(qtbot, win, text: str) -> None:
