@@ -252,15 +252,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
+def _open_store(
+    args: argparse.Namespace, *, reads_only: bool = False, creates: bool = False
+) -> Store:
     """The data folder's store. ``reads_only``: the command changes nothing, so a
     data folder that cannot be written (a read-only mount, a copy on a disc) is read
-    as it is, when that is safe (``open_unwritable``)."""
+    as it is, when that is safe (``open_unwritable``).
+
+    ``creates``: the command starts a collection (``add``, ``import``, a setting
+    given a value), so a data folder with no database yet gets one. Any other
+    command finds none to work on: where the user named the folder (``--data-dir``
+    or ``SMARTREADER_DATA_DIR``) that is one line, as a typo there made an empty
+    database before; in the platform's folder (nothing run yet) it reads an empty
+    database kept in memory, so it answers as a new one would and makes no files."""
     from smartreader.errors import ReadOnlyDataError
     from smartreader.storage import Store, db_path
     from smartreader.storage.store import open_unwritable
 
     path = db_path(getattr(args, "data_dir", None))
+    if not creates and _no_database(path):
+        named = _named_by(args)
+        if named is not None:
+            raise UsageError(f"no smartreader data in {path.parent} (check {named})")
+        return Store(":memory:")
     _refuse_damaged(path)
     try:
         store = Store(path)
@@ -279,6 +293,28 @@ def _open_store(args: argparse.Namespace, *, reads_only: bool = False) -> Store:
             file=sys.stderr,
         )
     return store
+
+
+def _named_by(args: argparse.Namespace) -> str | None:
+    """How the user named the data folder in effect; None for the platform's own
+    (the order ``storage.paths.data_dir`` follows)."""
+    if getattr(args, "data_dir", None):
+        return "--data-dir"
+    if os.environ.get("SMARTREADER_DATA_DIR"):
+        return "SMARTREADER_DATA_DIR"
+    return None
+
+
+def _no_database(path: Path) -> bool:
+    """Nothing at the database's path. A file where its folder should be, or a
+    folder that cannot be looked into, is not that: the store says what is wrong."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:  # not a folder above it, no permission: Store's one line
+        return False
+    return False
 
 
 def _refuse_damaged(path: Path) -> None:
@@ -346,7 +382,7 @@ class _Progress:
 def cmd_add(args: argparse.Namespace) -> int:
     from smartreader.updater import FeedOption, SeveralFeeds, Updater
 
-    with _open_store(args) as store:
+    with _open_store(args, creates=True) as store:
         up = Updater(store)
         others: list[FeedOption] = []
         try:
@@ -401,7 +437,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         data = args.file.read_bytes()
     except OSError as e:
         raise UsageError(f"cannot read {args.file}: {e.strerror}") from e
-    with _open_store(args) as store:
+    with _open_store(args, creates=True) as store:
         report = import_opml(store, data)
         for problem in report.problems:
             print(f"skipped: {problem}", file=sys.stderr)
@@ -569,7 +605,8 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
             )
         if r.missed_estimate > 0:
             print(
-                f"  [{r.feed_id}] probably missed about {r.missed_estimate:.0f} items "
+                f"  [{r.feed_id}] probably missed about "
+                f"{count_of(round(r.missed_estimate), 'item')} "
                 "(more were published than the feed shows); checks will be more frequent"
             )
 
@@ -705,7 +742,10 @@ def cmd_budget(args: argparse.Namespace) -> int:
             f"the request budget is a whole number of requests per day: "
             f"{per_day:g} is not (use {math.floor(per_day):g} or {math.ceil(per_day):g})"
         )
-    with _open_store(args) as store:
+    # shown, nothing is written (a read-only folder is read); a new value starts a
+    # collection in a folder with none, as `add` does
+    setting = per_day is not None
+    with _open_store(args, reads_only=not setting, creates=setting) as store:
         up = Updater(store)
         try:
             if per_day is not None:
@@ -731,7 +771,10 @@ def cmd_budget(args: argparse.Namespace) -> int:
 
 
 def _keep_text(days: float) -> str:
-    return "always" if days <= 0 else f"{days:g} days"
+    if days <= 0:
+        return "always"
+    number = f"{days:g}"
+    return f"{number} {'day' if number == '1' else 'days'}"  # not "1 days"
 
 
 def cmd_cleanup(args: argparse.Namespace) -> int:
@@ -741,7 +784,9 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     for name, value in (("--read-days", args.read_days), ("--unread-days", args.unread_days)):
         if value is not None and not lo <= value <= hi:
             raise UsageError(f"{name} must be between {lo:g} (keep always) and {hi:g}")
-    with _open_store(args) as store:
+    # keep periods given are settings, kept as `budget N` keeps its value
+    setting = args.read_days is not None or args.unread_days is not None
+    with _open_store(args, creates=setting) as store:
         if args.read_days is not None:
             store.set_setting(KEEP_READ_DAYS, args.read_days)
         if args.unread_days is not None:
@@ -770,7 +815,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from smartreader.core.scheduler import SchedulerConfig
     from smartreader.updater import Updater
 
-    with _open_store(args) as store:
+    with _open_store(args, reads_only=True) as store:
         feed = store.feed(args.feed)
         up = Updater(store)
         try:

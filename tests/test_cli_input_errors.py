@@ -12,10 +12,14 @@ from pathlib import Path
 import pytest
 
 from smartreader.cli import main
+from smartreader.storage import Store, db_path
 
 
 @pytest.fixture
 def data(tmp_path: Path) -> str:
+    """A data folder holding an empty database (a folder holding none is refused:
+    ``tests/test_cli_data_dir_and_words.py``)."""
+    Store(db_path(str(tmp_path / "data"))).close()
     return str(tmp_path / "data")
 
 

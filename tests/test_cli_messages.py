@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from smartreader.cli import main
+from smartreader.storage import Store, db_path
 
 
 def test_feeds_on_an_empty_folder_names_add_and_import(tmp_path: Path, capsys) -> None:
+    Store(db_path(str(tmp_path / "data"))).close()  # an empty database
     assert main(["feeds", "--data-dir", str(tmp_path / "data")]) == 0
     out, err = capsys.readouterr()
     assert out == ""  # stdout stays empty for scripts

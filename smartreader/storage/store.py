@@ -795,7 +795,8 @@ class Store:
         if "full" in low:
             text = "the disk is full: nothing was written and nothing stored was lost"
         elif "locked" in low or "busy" in low:
-            text = "the database is busy (another program is using it); will retry"
+            # (no "will retry": a command does not, nor does a compaction)
+            text = "the database is busy (another program is using it); nothing was written"
         elif "readonly" in low or "read-only" in low:
             text = f"cannot write to {self.path}: it is read-only"
         else:

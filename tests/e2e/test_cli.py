@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from smartreader.cli import main
+from smartreader.storage import db_path
 from smartreader.storage.store import Store
 from tests.httpserver import Reply
 
@@ -298,6 +299,7 @@ def test_remove_yes_does_not_ask(feed_server, data, capsys, monkeypatch):
 
 
 def test_unknown_feed_and_bad_file_are_clear_errors(data, capsys, tmp_path):
+    Store(db_path(data)).close()  # an empty database (none there: "no smartreader data")
     code, _, err = run(capsys, "update", "42", "--data-dir", data)
     assert code == 1 and "no feed with id 42" in err
     code, _, err = run(capsys, "import", str(tmp_path / "missing.opml"), "--data-dir", data)

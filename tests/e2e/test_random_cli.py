@@ -77,6 +77,7 @@ from urllib.parse import quote
 
 import pytest
 
+from smartreader.storage import db_path
 from smartreader.storage.store import DB_NAME, Store
 from smartreader.subscriptions import ImportReport
 from tests.e2e import random_cli_support as sup
@@ -1046,7 +1047,7 @@ class Session:
             self.unread_days = float(unread)
 
         def keep(d: float) -> str:
-            return "always" if d <= 0 else f"{d:g} days"
+            return "always" if d <= 0 else f"{d:g} day{'' if f'{d:g}' == '1' else 's'}"
 
         total = sum(counts.values())
         want = (
@@ -1417,6 +1418,7 @@ def test_an_export_onto_the_database_itself_is_refused(tmp_path, suffix):
 
 
 def test_budget_with_no_feeds_prints_no_infinity(tmp_path):
+    Store(db_path(str(tmp_path / "data"))).close()  # an empty database
     res = run_inproc(["budget", "--data-dir", str(tmp_path / "data")])
     assert res.code == 0, res
     assert not re.search(r"\b(inf|nan)\b", res.out), res
