@@ -283,5 +283,39 @@ INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
+# v12: the index holds folded text (``textfold.fold``: ß as ss, ø as o, Greek
+# without accents, full-width letters as ASCII…), and every query is folded the
+# same way: the tokenizer alone folded only case and Latin accents, so "strasse"
+# did not find "Straße" nor "αθηνα" "Αθήνα". The title is indexed from its own
+# folded copy, ``search_title``; ``search_text`` is folded where it is.
+_V12 = """
+DROP TRIGGER entries_ai;
+DROP TRIGGER entries_ad;
+DROP TRIGGER entries_au;
+DROP TABLE entries_fts;
+ALTER TABLE entries ADD COLUMN search_title TEXT NOT NULL DEFAULT '';
+UPDATE entries SET search_title = fold_text(title), search_text = fold_text(search_text);
+CREATE VIRTUAL TABLE entries_fts USING fts5 (
+    search_title, search_text, content='entries', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, search_title, search_text)
+    VALUES (new.id, new.search_title, new.search_text);
+END;
+CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, search_title, search_text)
+    VALUES ('delete', old.id, old.search_title, old.search_text);
+END;
+CREATE TRIGGER entries_au AFTER UPDATE OF search_title, search_text ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, search_title, search_text)
+    VALUES ('delete', old.id, old.search_title, old.search_text);
+    INSERT INTO entries_fts (rowid, search_title, search_text)
+    VALUES (new.id, new.search_title, new.search_text);
+END;
+INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
+"""
+
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]
 SCHEMA_VERSION = len(MIGRATIONS)

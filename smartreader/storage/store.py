@@ -41,6 +41,7 @@ from smartreader.errors import (
 )
 from smartreader.storage import walguard
 from smartreader.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from smartreader.storage.textfold import fold
 
 # seconds; not core.estimator's DAY: importing it would load numpy for every CLI command
 DAY = 86400.0
@@ -487,8 +488,22 @@ def index_text(markup: str | None) -> str:
 
 
 def _search_text(content: str | None, summary: str | None) -> str:
-    # as schema v11 and record_fetch's update write it in SQL
-    return index_text(content) + " " + index_text(summary)
+    # as schemas v11-v12 and record_fetch's update write it in SQL
+    return fold(index_text(content) + " " + index_text(summary))
+
+
+@dataclass(frozen=True)
+class SearchColumns:
+    """What a database's search reads: the title and text columns a substring
+    match looks in, and whether the index holds folded text (schema v12), so
+    that a query is folded the same way (:mod:`~smartreader.storage.textfold`)."""
+
+    title: str = "search_title"
+    body: str = "search_text"
+    folded: bool = True
+
+
+FOLDED = SearchColumns()
 
 
 @functools.cache
@@ -521,7 +536,8 @@ MAX_SUBSTRING_WORDS = 24
 
 def _query_words(text: str) -> list[str]:
     """What the user typed, in words, composed (NFC): a word typed or pasted
-    decomposed (macOS, Hangul as jamo) is the word the index holds."""
+    decomposed (macOS, Hangul as jamo) is the word the index holds. (A folded
+    query, :func:`fold`, is composed already.)"""
     return _word_pattern().findall(unicodedata.normalize("NFC", text))
 
 
@@ -533,11 +549,14 @@ def _ascii_lower(text: str) -> str:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-def fts_query(text: str) -> str | None:
+def fts_query(text: str, folded: bool = True) -> str | None:
     """Turn what a user types into a safe FTS5 query: every word must match,
     the last one as a prefix (search-as-you-type) unless signs complete it
     ("C++"). Operators are not exposed, so no input can produce an FTS5 syntax
-    error. Words of unspaced scripts are left out (see :func:`search_filter`)."""
+    error. Words of unspaced scripts are left out (see :func:`search_filter`).
+    ``folded``: the index holds folded text (schema v12), so the query is folded."""
+    if folded:
+        text = fold(text)
     words = _query_words(text)
     spaced = [f'"{w}"' for w in words if not _UNSPACED.search(w)]
     if not spaced:
@@ -578,12 +597,15 @@ def _substring_words(text: str) -> bool:
     return bool(_unspaced_words(text) or _signed_words(text))
 
 
-def search_filter(text: str, body: str = "search_text") -> tuple[str, list[Any]] | None:
+def search_filter(text: str, cols: SearchColumns = FOLDED) -> tuple[str, list[Any]] | None:
     """A WHERE condition on ``entries`` for what a user types (None: nothing to
     search for): the full-text index for spaced words; for words of an unspaced
     script a substring of the title, content or summary; for a word with signs
     (C++) that word, signs included; every word required."""
-    q, unspaced = fts_query(text), _unspaced_words(text)
+    if cols.folded:
+        text = fold(text)
+    title, body = cols.title, cols.body
+    q, unspaced = fts_query(text, folded=False), _unspaced_words(text)
     if q is None and not unspaced:
         return None
     where: list[str] = []
@@ -592,20 +614,21 @@ def search_filter(text: str, body: str = "search_text") -> tuple[str, list[Any]]
         where.append("id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
         params.append(q)
     # in the text a reader sees (``body``: ``search_text``; older read-only
-    # databases have only the HTML), never in markup such as a link's address
+    # databases have only the HTML), never in markup such as a link's address;
+    # ``title``: ``search_title`` (folded) or, older, the title
     for w in unspaced:
         # In any case: "python入門" finds "Python入門". SQLite's lower() knows ASCII
         # only; a word with other cased letters ("київ학교") folds the text in
         # Python, slower, so only then.
         if any(not c.isascii() and c.lower() != c.upper() for c in w):
-            where.append(f"(instr(casefold(title), ?) > 0 OR instr(casefold({body}), ?) > 0)")
+            where.append(f"(instr(casefold({title}), ?) > 0 OR instr(casefold({body}), ?) > 0)")
             params += [w.casefold()] * 2
         else:
-            where.append(f"(instr(lower(title), ?) > 0 OR instr(lower({body}), ?) > 0)")
+            where.append(f"(instr(lower({title}), ?) > 0 OR instr(lower({body}), ?) > 0)")
             params += [_ascii_lower(w)] * 2
     for w in _signed_words(text):
         # only on the rows the index found (the word without its signs)
-        where.append(f"(signed_word_in(title, ?) OR signed_word_in({body}, ?))")
+        where.append(f"(signed_word_in({title}, ?) OR signed_word_in({body}, ?))")
         params += [w] * 2
     return " AND ".join(where), params
 
@@ -697,6 +720,7 @@ class Store:
         db.create_function("signed_word_in", 2, _signed_word_in, deterministic=True)
         # what the full-text index holds of an article (schema v11, record_fetch)
         db.create_function("html_text", 1, index_text, deterministic=True)
+        db.create_function("fold_text", 1, fold, deterministic=True)  # schema v12
         version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise DatabaseTooNewError(
@@ -705,7 +729,7 @@ class Store:
             )
         self._list_index = ""
         self._title_key = "title_key"
-        self._body = "search_text"  # an article's text, for substring searches
+        self._search = FOLDED  # the columns a search reads (older read-only: below)
         if not self.readonly:
             self._migrate(version)
             version = SCHEMA_VERSION
@@ -721,8 +745,9 @@ class Store:
             self._list_index = " INDEXED BY entries_list"
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries_title'").fetchone():
             self._title_key = "casefold(title)"
-        if version < 11:  # no search_text (schema v11): the HTML
-            self._body = "(content || ' ' || summary)"
+        if version < 12:  # nothing folded (schema v12): the index has the text as written
+            body = "search_text" if version >= 11 else "(content || ' ' || summary)"
+            self._search = SearchColumns("title", body, folded=False)
 
     def _migrate(self, version: int) -> None:
         db = self._db
@@ -1324,7 +1349,8 @@ class Store:
                 cur = db.execute(
                     "INSERT INTO entries (id, feed_id, uid, title, title_key, link, author, "
                     "published, updated, first_seen, sort_time, content, summary, enclosures, "
-                    f"search_text) VALUES ({_NEXT_ENTRY_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                    "search_text, search_title) "
+                    f"VALUES ({_NEXT_ENTRY_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                     "ON CONFLICT (feed_id, uid) DO NOTHING",
                     (
                         rec.feed_id,
@@ -1341,6 +1367,7 @@ class Store:
                         e.summary,
                         _enclosures_to_json(e.enclosures),
                         _search_text(e.content, e.summary),
+                        fold(e.title),
                     ),
                 )
                 if cur.rowcount:
@@ -1377,8 +1404,9 @@ class Store:
                         "UPDATE entries SET "
                         + ", ".join(f"{c} = coalesce(:{c}, {c})" for c in fields)
                         # the text the index holds follows the content and summary
-                        + ", search_text = html_text(coalesce(:content, content)) || ' ' || "
-                        "html_text(coalesce(:summary, summary))"
+                        + ", search_text = fold_text(html_text(coalesce(:content, content)) || ' ' "
+                        "|| html_text(coalesce(:summary, summary))), "
+                        "search_title = fold_text(coalesce(:title, title))"
                         + ", updated = :updated WHERE feed_id = :feed_id AND uid = :uid AND ("
                         + " OR ".join(f"coalesce(:{c}, {c}) IS NOT {c}" for c in fields)
                         + ")",
@@ -1924,7 +1952,7 @@ class Store:
         limit: int | None = None,
     ) -> list[int]:
         """Ids for an article list, newest first. Ids only: the GUI loads rows lazily."""
-        filters = _list_filters(feed_ids, unread, starred, search, self._body)
+        filters = _list_filters(feed_ids, unread, starred, search, self._search)
         if filters is None:
             return []
         where, params = filters
@@ -1995,7 +2023,7 @@ class Store:
         ``descending`` is the exact reverse. One page at a time like
         ``entry_keys``: ``after`` is the last key of the previous page, as returned,
         and each page is a range scan of the ``entries_title`` index."""
-        filters = _list_filters(feed_ids, unread, starred, search, self._body)
+        filters = _list_filters(feed_ids, unread, starred, search, self._search)
         if filters is None:
             return []
         where, params = filters
@@ -2055,7 +2083,7 @@ class Store:
     ) -> list[tuple[int, int, str, float]]:
         """``(id, feed_id, title, sort_time)`` of a whole article list, unordered: what
         sorting it by title or feed needs, read from the ``entries_list`` index alone."""
-        filters = _list_filters(feed_ids, unread, starred, search, self._body)
+        filters = _list_filters(feed_ids, unread, starred, search, self._search)
         if filters is None:
             return []
         where, params = filters
@@ -2113,15 +2141,15 @@ class Store:
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
         """Ids of the entries a full-text search finds (unordered); ``id_range``
         ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""
-        q = fts_query(text)
-        if q is not None and not _substring_words(text):
+        q = fts_query(text, self._search.folded)
+        if q is not None and not _substring_words(fold(text) if self._search.folded else text):
             # the index alone, its rowids limited there (a slice reads only its own)
             sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
             params: list[Any] = [q]
             if id_range is not None:
                 sql += " AND rowid > ? AND rowid <= ?"
         else:
-            found = search_filter(text, self._body)
+            found = search_filter(text, self._search)
             if found is None:
                 return set()
             sql = f"SELECT id FROM entries WHERE {found[0]}"
@@ -2409,6 +2437,7 @@ def _schema_at(version: int) -> _Schema:
         try:
             mem.create_function("casefold", 1, _casefold, deterministic=True)
             mem.create_function("html_text", 1, index_text, deterministic=True)
+            mem.create_function("fold_text", 1, fold, deterministic=True)
             for v in range(version):
                 mem.executescript(MIGRATIONS[v])
             tables = [r[0] for r in mem.execute(_TABLES)]
@@ -2464,7 +2493,7 @@ def _list_filters(
     unread: bool,
     starred: bool,
     search: str | None = None,
-    body: str = "search_text",
+    cols: SearchColumns = FOLDED,
 ) -> tuple[list[str], list[Any]] | None:
     """WHERE clauses and parameters shared by the article-list queries; None when
     nothing can match (no feeds, or a search with no searchable words)."""
@@ -2473,7 +2502,7 @@ def _list_filters(
     where: list[str] = []
     params: list[Any] = []
     if search is not None:
-        found = search_filter(search, body)
+        found = search_filter(search, cols)
         if found is None:
             return None
         where.append(found[0])

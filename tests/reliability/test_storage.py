@@ -291,7 +291,7 @@ SCHEMA_FLIPS = {
     # offered
     "full-text module name": (b"USING fts5", 6, ord("g")),
     "full-text option": (b"content='entries'", 1, ord("n")),
-    "full-text column list": (b"    title, search_text, content=", 9, ord("-")),
+    "full-text column list": (b"    search_title, search_text, content=", 16, ord("-")),
     # ... and one that still opened, to fail at the first search reading its text
     "full-text content table": (b"content='entries'", 9, ord("d")),
 }

@@ -19,8 +19,11 @@ tags gone, entities decoded, block elements separating words, inline ones
 * every word must be found in the same article; a word of a spaced script as a
   whole word, the LAST word typed as a prefix (search as you type) unless signs
   complete it;
-* case never matters (``str.lower``); Latin diacritics do not either (the index
-  is ``remove_diacritics 2``: "cafe" finds "café" and "café" finds "cafe");
+* case never matters (``str.lower``); Latin and Greek diacritics do not either
+  ("cafe" finds "café" and "café" finds "cafe", "αθηνα" finds "Αθήνα"); nor do
+  the letters search engines spell out: ß is ss, æ ae, œ oe, þ th, ø o, ł l,
+  đ and ð d, ħ h, ŧ t, dotless ı i, ﬁ fi, final ς σ, Cyrillic ё е; nor do
+  full-width Latin letters and digits ("ＰＹＴＨＯＮ" is "python");
 * a word of an unspaced script (CJK, kana, Hangul, Thai: a run holding one of
   their characters) is found as a substring, in any case ("python入門" finds
   "Python入門");
@@ -107,14 +110,38 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# what the module docstring says is spelled out (lower case); written here, not
+# taken from the app
+_SPELLED = {"ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ø": "o", "ł": "l", "đ": "d",
+            "ð": "d", "ħ": "h", "ŧ": "t", "ı": "i", "ς": "σ", "ё": "е", "ſ": "s",
+            "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st",
+            "ﬆ": "st"}  # fmt: skip
+
+
+def _latin_or_greek(c: str) -> bool:
+    name = unicodedata.name(c, "")
+    return name.startswith(("LATIN ", "GREEK ")) and _cat(c)[0] == "L"
+
+
+def _strict_text(text: str) -> str:
+    out = []
+    for c in unicodedata.normalize("NFC", text):
+        if 0xFF01 <= ord(c) <= 0xFF5E:
+            c = chr(ord(c) - 0xFEE0)
+        c = c.lower()
+        c = _SPELLED.get(c, c)
+        d = unicodedata.normalize("NFD", c)
+        if len(d) > 1 and _latin_or_greek(d[0]) and all(0x300 <= ord(m) <= 0x36F for m in d[1:]):
+            c = _SPELLED.get(d[0], d[0])
+        out.append(c)
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=200_000)
 def strict_fold(word: str) -> str:
-    """Lower case; a Latin letter with diacritics as its base letter."""
-    out = []
-    for c in unicodedata.normalize("NFC", word).lower():
-        d = unicodedata.normalize("NFD", c)
-        out.append(d[0] if len(d) > 1 and d[0].isascii() and d[0].isalpha() else c)
-    return "".join(out)
+    """Lower case; a Latin or Greek letter with diacritics as its base letter; the
+    letters the module docstring lists spelled out."""
+    return _strict_text(word)
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -123,13 +150,16 @@ def loose_fold(word: str) -> str:
     vowels are letters of the word, not diacritics)."""
     out: list[str] = []
     base = ""
-    for c in unicodedata.normalize("NFKD", word.casefold()):
+    for c in unicodedata.normalize("NFKD", word.casefold().translate(_SPELLED_TABLE)):
         if _cat(c)[0] == "M" and not _unspaced_char(base or " "):
             continue
         if _cat(c)[0] != "M":
             base = c
         out.append(c)
-    return unicodedata.normalize("NFC", "".join(out)).casefold()
+    return unicodedata.normalize("NFC", "".join(out)).casefold().translate(_SPELLED_TABLE)
+
+
+_SPELLED_TABLE = str.maketrans(_SPELLED)
 
 
 # ---------------------------------------------------------------------------
@@ -278,7 +308,7 @@ def _prep(text: str, fold: Callable[[str], str], *, pieces: bool = False) -> _Te
     if pieces:
         found += [p for w in found for p in _split_on_marks(w) if p]
     ws = sorted({fold(w) for w in found})
-    low = text.lower() if fold is strict_fold else loose_fold(text)
+    low = _strict_text(text) if fold is strict_fold else loose_fold(text)
     return _Text2(ws, frozenset(ws), low, text, fold)
 
 
@@ -303,9 +333,9 @@ def _term_in(t: Term, x: _Text2, *, case_sensitive_unspaced: bool, split_marks: 
             )
         if case_sensitive_unspaced:
             return t.text in x.raw
-        return (t.text.lower() if fold is strict_fold else fold(t.text)) in x.low
+        return fold(t.text) in x.low
     if t.kind == "signed":
-        needle = t.signed.lower() if fold is strict_fold else fold(t.signed)
+        needle = fold(t.signed)
         return _word_start(x.low, needle)
     w = fold(t.text)
     if w in x.wordset:

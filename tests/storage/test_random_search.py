@@ -593,6 +593,19 @@ class Session:
                     "Muller",
                     "creme brulee",
                     "sao",
+                    "lodz",
+                    "kobenhavn",
+                    "αθηνα",
+                    "σωκρατης",
+                    "ΣΩΚΡΑΤΗΣ",
+                    "psyche",
+                    "ψυχη",
+                    "elka",
+                    "fussball",
+                    "ＰＹＴＨＯＮ",
+                    "ﬁle",
+                    "aeon",
+                    "grosse",
                 ]
             )
         # huge
@@ -630,6 +643,8 @@ class Session:
                 w = _strip_latin_marks(w)
             elif r < 0.6:
                 w = unicodedata.normalize("NFD", w)  # as macOS and some pastes give it
+            elif r < 0.68:
+                w = _typed_plainly(w)
             out.append(w)
         if rng.random() < 0.4:
             last = out[-1]
@@ -660,6 +675,27 @@ def _strip_latin_marks(w: str) -> str:
         d = unicodedata.normalize("NFD", c)
         out.append(d[0] if len(d) > 1 and d[0].isascii() else c)
     return "".join(out)
+
+
+# How a word is typed on a keyboard without its letters (written out here, not
+# taken from the app): no Latin or Greek accents, ß as ss, ø as o…, and, now
+# and then, in full-width letters as an East Asian input method types them.
+_PLAIN = str.maketrans({"ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "æ": "ae",
+                        "Æ": "AE", "œ": "oe", "þ": "th", "đ": "d", "ð": "d", "ı": "i",
+                        "ё": "е", "Ё": "Е"})  # fmt: skip
+
+
+def _typed_plainly(w: str) -> str:
+    out = []
+    for c in unicodedata.normalize("NFC", w).translate(_PLAIN):
+        d = unicodedata.normalize("NFD", c)
+        if len(d) > 1 and unicodedata.name(d[0], "").startswith(("LATIN", "GREEK")):
+            c = d[0]
+        out.append(c)
+    w = "".join(out)
+    if w.isascii() and w.isalnum() and sum(map(ord, w)) % 4 == 0:
+        w = "".join(chr(ord(c) + 0xFEE0) for c in w)  # full-width
+    return w
 
 
 def _too_long(e: sqlite3.OperationalError) -> bool:
