@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from smartreader.core.address import canonical_url
+from smartreader.core.address import address_key, canonical_url
 from smartreader.errors import CredentialsError, UsageError
 from smartreader.net import credentials, favicon
 from smartreader.net.opml import OpmlSubscription, parse_opml, write_opml
@@ -201,17 +201,19 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     # a list of 20,000 feeds took 42 s instead of a few.
     # In one spelling: "HTTP://Example.org/feed" from a file is the feed at
     # "http://example.org/feed", not a second one.
-    known = {canonical_url(u) for f in store.feeds() for u in (f.url, *f.previous_urls)}
+    # ("bücher.example" and its ASCII form "xn--bcher-kva.example" alike: address_key)
+    known = {address_key(u) for f in store.feeds() for u in (f.url, *f.previous_urls)}
     handled: set[str] = set()  # by this import: a second outline of one is a duplicate
     for sub in result.subscriptions:
         url, user, password = credentials.split_userinfo(sub.url)
         url = canonical_url(url)
-        if url in handled:  # the file's own duplicate, in another spelling or with a login
+        key = address_key(url)
+        if key in handled:  # the file's own duplicate, in another spelling or with a login
             label = sub.title or credentials.redact(sub.url)
             report.problems.append(f"outline {label!r}: duplicate of {url}")
             continue
-        if url in known:  # also under an address it left
-            handled.add(url)
+        if key in known:  # also under an address it left
+            handled.add(key)
             report.already += 1
             continue
         # a reader names a feed it has no name for by its address, login and all:
@@ -242,8 +244,8 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
             else:  # subscribed meanwhile (the updater moved a feed there)
                 report.already += 1
             continue
-        known.add(url)
-        handled.add(url)
+        known.add(key)
+        handled.add(key)
         report.added.append(fid)
     # the store's own test of a name (any case, cleaned): "news" is "News"
     report.empty_folders = store.add_folders(result.folders)

@@ -27,7 +27,7 @@ import httpx
 
 from smartreader.content_aware import SETTING as CONTENT_AWARE
 from smartreader.content_aware import ContentTracker
-from smartreader.core.address import canonical_url
+from smartreader.core.address import address_key, canonical_url
 from smartreader.core.content import filter_sightings
 from smartreader.core.estimator import DAY
 from smartreader.core.models import FetchObservation, ItemSighting, ParsedFeed, ServerHints
@@ -416,8 +416,8 @@ class Updater:
         existing = self.store.feed_id_by_address(feed_url)
         if existing is not None:
             now_at = self.store.feed(existing).url
-            if now_at == feed_url:
-                raise UsageError(f"already subscribed to {credentials.redact(feed_url)}")
+            if address_key(now_at) == address_key(feed_url):  # spelt alike, or not (IDN)
+                raise UsageError(f"already subscribed to {credentials.redact(now_at)}")
             raise UsageError(
                 f"already subscribed to {credentials.redact(feed_url)}: the feed has "
                 f"moved to {credentials.redact(now_at)}"

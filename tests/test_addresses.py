@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from smartreader.core.address import canonical_url
+from smartreader.core.address import address_key, canonical_url
 from smartreader.errors import UsageError
 from smartreader.net.urls import typed_address
 from smartreader.storage.store import Store
@@ -145,3 +145,41 @@ def test_an_import_finds_a_feed_subscribed_in_another_spelling(tmp_path):
             b'<opml><body><outline text="U" xmlUrl="http://upper.example/feed"/></body></opml>',
         )
         assert report.already == 1 and report.added == [] and len(store.feeds()) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("https://bücher.example/feed", "https://xn--bcher-kva.example/feed"),
+        ("https://XN--BCHER-KVA.example/feed", "https://xn--bcher-kva.example/feed"),
+        ("https://BÜCHER.example:8443/feed#x", "https://xn--bcher-kva.example:8443/feed"),
+        ("https://u:p@bücher.example/f?q=ü", "https://u:p@xn--bcher-kva.example/f?q=ü"),
+        # IDNA 2008, as httpx sends it: ß is not ss
+        ("https://straße.de/", "https://xn--strae-oqa.de/"),
+        ("http://[::1]/f", "http://[::1]/f"),
+        ("https://plain.example/", "https://plain.example/"),
+        ("https://a\u200fb.example/", "https://a\u200fb.example/"),  # not a name: as written
+    ],
+)
+def test_address_key(url, key):
+    assert address_key(url) == key
+
+
+IDN_FORMS = ["https://bücher.example/feed", "https://xn--bcher-kva.example/feed"]
+
+
+@pytest.mark.parametrize("first", [0, 1], ids=["unicode-first", "ascii-first"])
+def test_an_internationalised_host_is_one_feed_in_either_form(tmp_path, first):
+    """ "bücher.example" and its ASCII form "xn--bcher-kva.example" name one server
+    (httpx sends the second): both were subscriptions, fetched twice."""
+    have, other = IDN_FORMS[first], IDN_FORMS[1 - first]
+    with Store(tmp_path / "a.sqlite3") as store, Store(tmp_path / "b.sqlite3") as fresh:
+        fid = store.add_feed(have)
+        assert store.feed_id_by_address(other) == fid
+        opml = f'<opml><body><outline text="B" xmlUrl="{other}"/></body></opml>'.encode()
+        report = import_opml(store, opml)
+        assert report.already == 1 and report.added == [] and len(store.feeds()) == 1
+        both = "".join(f'<outline text="B" xmlUrl="{u}"/>' for u in (have, other))
+        report = import_opml(fresh, f"<opml><body>{both}</body></opml>".encode())
+        assert len(report.added) == 1 and [f.url for f in fresh.feeds()] == [have]
+        assert len(report.problems) == 1 and "duplicate" in report.problems[0]

@@ -33,6 +33,34 @@ def canonical_url(url: str) -> str:
     return urlunsplit((scheme, netloc, _remove_dots(parts.path) or "/", parts.query, ""))
 
 
+def address_key(url: str) -> str:
+    """What tells two addresses of one feed apart: :func:`canonical_url`, with an
+    internationalised host in the ASCII form the request sends (IDNA 2008 with
+    UTS 46, as httpx encodes it): "https://bücher.example/feed" and
+    "https://xn--bcher-kva.example/feed" are one feed, not two subscriptions. The
+    stored address keeps the spelling the user gave (readable); only comparisons
+    use this."""
+    url = canonical_url(url)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return url
+    if not host or host.isascii():
+        return url  # canonical_url lower-cased it; "xn--" labels are compared as they are
+    import idna  # here: ~5 ms that every command and start would pay at import
+
+    try:
+        ascii_host = idna.encode(host, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
+        return url  # not a name httpx could send either: compared as written
+    netloc = parts.netloc
+    at = netloc.rfind("@") + 1
+    rest = netloc[at:]
+    port = rest[len(host) :] if rest.startswith(host) else ""
+    return urlunsplit((parts.scheme, netloc[:at] + ascii_host + port, parts.path, parts.query, ""))
+
+
 def _remove_dots(path: str) -> str:
     """RFC 3986 §5.2.4 for an absolute path; other slashes (``a//b``) stay."""
     segments = path.split("/")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from smartreader.core.address import canonical_url
+from smartreader.core.address import address_key
 from smartreader.core.identity import told_apart
 from smartreader.core.models import Enclosure, ParsedEntry, ServerHints
 from smartreader.errors import (
@@ -1020,9 +1020,11 @@ class Store:
             return int(rows[0][0])
         # Spelt otherwise ("HTTP://Example.org:80/feed", stored so before addresses
         # were put in one spelling): the same feed. One pass over the addresses.
-        want = canonical_url(url)
+        # Or its host written in the other form ("bücher.example", its ASCII form
+        # "xn--bcher-kva.example"): ``address_key`` compares both ways alike.
+        want = address_key(url)
         for r in self._q("SELECT id, url, previous_urls FROM feeds ORDER BY id"):
-            if any(canonical_url(u) == want for u in (r["url"], *_previous_urls(r))):
+            if any(address_key(u) == want for u in (r["url"], *_previous_urls(r))):
                 return int(r["id"])
         return None
 
