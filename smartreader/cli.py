@@ -267,7 +267,7 @@ def _open_store(
     database kept in memory, so it answers as a new one would and makes no files."""
     from smartreader.errors import ReadOnlyDataError
     from smartreader.storage import Store, db_path
-    from smartreader.storage.store import open_unwritable
+    from smartreader.storage.store import open_unwritable, upgrade_due
 
     path = db_path(getattr(args, "data_dir", None))
     if not creates and _no_database(path):
@@ -276,6 +276,13 @@ def _open_store(
             raise UsageError(f"no smartreader data in {path.parent} (check {named})")
         return Store(":memory:")
     _refuse_damaged(path)
+    if upgrade_due(path) is not None and os.access(path.parent, os.W_OK):
+        # a large database takes a minute (every article re-indexed): not a hang
+        print(
+            "note: updating the database for this version of smartreader (a copy as it "
+            f"was goes to {path.parent / 'backups'}); with many articles this takes a minute",
+            file=sys.stderr,
+        )
     try:
         store = Store(path)
     except ReadOnlyDataError as e:

@@ -18,19 +18,31 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLocale, QLockFile, QRect, QSize, QSocketNotifier, Qt, QTimer
+from PySide6.QtCore import (
+    QEventLoop,
+    QLocale,
+    QLockFile,
+    QRect,
+    QSize,
+    QSocketNotifier,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QHeaderView,
+    QLabel,
     QMessageBox,
+    QProgressDialog,
     QProxyStyle,
     QStyle,
     QStyleFactory,
@@ -441,6 +453,9 @@ class AppController:
         self._updater: Any = None
         self._demo: Any = None
         self._stray_notice: QMessageBox | None = None  # shown when a stray -wal was set aside
+        # the schema version a start upgraded from, and whether its note was on screen
+        self.upgraded_from: int | None = None
+        self.upgrade_note_seen = False
 
     def open(self, data_dir: str | os.PathLike[str] | None, *, demo: bool = False) -> Any:
         from smartreader.gui.mainwindow import MainWindow
@@ -461,6 +476,7 @@ class AppController:
             # before anything reads the file: a stray -wal would make it look damaged
             stray = walguard.before_open(db_path(folder), backups.backups_dir(db_path(folder)))
             self._check_database(db_path(folder))
+            self._upgrade(db_path(folder))
         store = Store(db_path(folder))
         stray = stray or store.stray_wal
         try:
@@ -577,6 +593,56 @@ class AppController:
                 continue
             else:
                 raise StartupAborted(problem.message)
+
+    def _upgrade(self, path: Path) -> None:
+        """A database an older version wrote is upgraded before the window opens:
+        in a thread, with a note on screen. A large one takes a minute (schema v12
+        re-indexes every article), and a start that showed nothing meanwhile
+        looked hung. A failure is raised here as opening would raise it."""
+        from smartreader.storage.store import Store, upgrade_due
+
+        old = upgrade_due(path)
+        if old is None:
+            return
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                Store(path).close()  # its own connection, in its own thread
+            except BaseException as e:  # re-raised below, in the GUI thread
+                failed.append(e)
+
+        note = QProgressDialog(
+            "Updating your data for this version of smartreader…\n\n"
+            "With many articles this can take a minute. A copy of the database as it "
+            f"was is kept in {backups.backups_dir(path)}.",
+            "",
+            0,
+            0,  # no steps to count: a busy bar
+        )
+        note.setWindowTitle("smartreader")
+        label = QLabel(note.labelText())
+        label.setWordWrap(True)  # a long data folder's path, on lines of its own
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # the path is no markup
+        note.setLabel(label)
+        note.setMinimumWidth(460)
+        note.setCancelButton(None)  # (stopping half-way would gain nothing)
+        note.setMinimumDuration(0)
+        note.setWindowModality(Qt.WindowModality.ApplicationModal)
+        note.show()
+        log.info("upgrading %s from schema %d", path, old)
+        worker = threading.Thread(target=run, name="smartreader-upgrade", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            self.app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            self.upgrade_note_seen = self.upgrade_note_seen or note.isVisible()
+            worker.join(0.05)
+        note.close()
+        note.deleteLater()
+        if failed:
+            raise failed[0]
+        self.upgraded_from = old
 
     def _backup_if_due(self) -> None:
         """Rolling daily backups (the newest few kept); a failure is logged, not fatal."""

@@ -2401,6 +2401,26 @@ def remove_partials(folder: Path) -> None:
                 p.unlink(missing_ok=True)
 
 
+def upgrade_due(db: Path) -> int | None:
+    """The schema version of the database at ``db`` when opening it will upgrade it
+    (0 < version < ``SCHEMA_VERSION``: a copy is made, then every article may be
+    re-indexed, seconds to a minute on a large one), else None; None too when it
+    cannot be read here (the store then says why)."""
+    # From the file's header (user_version: bytes 60-63), not through SQLite: a
+    # connection, even read-only, leaves a -wal beside a WAL database, which the
+    # next start would take for a stray one. (A version the WAL holds that the
+    # file does not yet only shows the note for a moment.)
+    try:
+        with open(db, "rb") as f:
+            head = f.read(100)
+    except OSError:
+        return None
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    version = int.from_bytes(head[60:64], "big")
+    return version if 0 < version < SCHEMA_VERSION else None
+
+
 def open_unwritable(db: Path) -> Store | None:
     """The database in a folder that cannot be written (a read-only mount, a copy on
     a disc), read-only, for the commands that only read; None where that is not safe:
