@@ -41,7 +41,7 @@ from smartreader.errors import (
 )
 from smartreader.storage import walguard
 from smartreader.storage.schema import MIGRATIONS, SCHEMA_VERSION
-from smartreader.storage.textfold import fold
+from smartreader.storage.textfold import char_class, fold
 
 # seconds; not core.estimator's DAY: importing it would load numpy for every CLI command
 DAY = 86400.0
@@ -452,17 +452,7 @@ def _mark_class() -> str:
     """A regex class of the combining marks (Mn, Mc, Me) of the BMP: ``\\w`` leaves
     them out, and cut words at them (Thai กิน became ก and น, each found alone;
     a decomposed é split "résumé")."""
-    out: list[str] = []
-    start = prev = -2
-    for c in range(0x10000):
-        if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me"):
-            if c != prev + 1:
-                if start >= 0:
-                    out.append(f"\\u{start:04x}-\\u{prev:04x}")
-                start = c
-            prev = c
-    out.append(f"\\u{start:04x}-\\u{prev:04x}")
-    return "".join(out)
+    return char_class(0, 0x10000, ("Mn", "Mc", "Me"))
 
 
 # Tags inside a word's text (a formula's H<sub>2</sub>O, <b>Hel</b>lo): dropped
@@ -2143,15 +2133,16 @@ class Store:
     def search_ids(self, text: str, id_range: tuple[int, int] | None = None) -> set[int]:
         """Ids of the entries a full-text search finds (unordered); ``id_range``
         ``(lo, hi)`` limits it to ``lo < id <= hi`` (to search a big table in slices)."""
-        q = fts_query(text, self._search.folded)
-        if q is not None and not _substring_words(fold(text) if self._search.folded else text):
+        typed = fold(text) if self._search.folded else text  # once (a paste may be long)
+        q = fts_query(typed, folded=False)
+        if q is not None and not _substring_words(typed):
             # the index alone, its rowids limited there (a slice reads only its own)
             sql = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
             params: list[Any] = [q]
             if id_range is not None:
                 sql += " AND rowid > ? AND rowid <= ?"
         else:
-            found = search_filter(text, self._search)
+            found = search_filter(typed, replace(self._search, folded=False))  # (done)
             if found is None:
                 return set()
             sql = f"SELECT id FROM entries WHERE {found[0]}"

@@ -82,18 +82,21 @@ _LATIN_GREEK = re.compile(
 )
 
 
-def _symbol_ranges(lo: int, hi: int) -> str:
+def char_class(lo: int, hi: int, categories: tuple[str, ...]) -> str:
+    """The characters of ``lo`` to ``hi`` (exclusive) whose Unicode category starts
+    with one of ``categories`` ("S": every symbol; "Mn": one kind of mark), as the
+    ranges of a regex class (without its brackets)."""
     out: list[str] = []
     start = prev = -2
     for c in range(lo, hi):
-        if unicodedata.category(chr(c))[0] == "S":
+        if unicodedata.category(chr(c)).startswith(categories):
             if c != prev + 1:
                 if start >= 0:
-                    out.append(f"\\u{start:04x}-\\u{prev:04x}")
+                    out.append(f"\\U{start:08x}-\\U{prev:08x}")
                 start = c
             prev = c
     if start >= 0:
-        out.append(f"\\u{start:04x}-\\u{prev:04x}")
+        out.append(f"\\U{start:08x}-\\U{prev:08x}")
     return "".join(out)
 
 
@@ -113,7 +116,7 @@ def _patterns() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str], re.Pa
         if len(d) > 1 and _LATIN_GREEK.match(d) and _MARKS.fullmatch(d, 1):
             table.setdefault(ch, _SPELLED.get(d[0], d[0]))
     letters = "".join(re.escape(c) for c in table)
-    bmp = _symbol_ranges(0x80, 0x10000)
+    bmp = char_class(0x80, 0x10000, ("S",))
     return (
         table,
         re.compile(f"[{letters}]"),
