@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import (
     QEventLoop,
@@ -64,6 +64,7 @@ from smartreader.storage.store import ensure_folder, ensure_writable
 from smartreader.text import date_time_text
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 _SYSTEM_STYLE: str | None = None
 _SYSTEM_PALETTE: QPalette | None = None
@@ -453,9 +454,9 @@ class AppController:
         self._updater: Any = None
         self._demo: Any = None
         self._stray_notice: QMessageBox | None = None  # shown when a stray -wal was set aside
-        # the schema version a start upgraded from, and whether its note was on screen
+        # the schema version a start upgraded from; the notes shown while starting
         self.upgraded_from: int | None = None
-        self.upgrade_note_seen = False
+        self.notes_seen: list[str] = []
 
     def open(self, data_dir: str | os.PathLike[str] | None, *, demo: bool = False) -> Any:
         from smartreader.gui.mainwindow import MainWindow
@@ -468,7 +469,13 @@ class AppController:
         if demo:
             from smartreader.demo import DemoSession
 
-            self._demo = DemoSession()
+            # (its four weeks of history take seconds: not a blank start)
+            self._demo = self._with_note(
+                "Preparing the demo…\n\nIts feeds' last weeks are being replayed "
+                "through the scheduler, so that it opens with a history to read and "
+                "learn from.",
+                DemoSession,
+            )
             folder = self._demo.data_dir
         else:
             folder = default_dir(data_dir)
@@ -595,54 +602,61 @@ class AppController:
                 raise StartupAborted(problem.message)
 
     def _upgrade(self, path: Path) -> None:
-        """A database an older version wrote is upgraded before the window opens:
-        in a thread, with a note on screen. A large one takes a minute (schema v12
-        re-indexes every article), and a start that showed nothing meanwhile
-        looked hung. A failure is raised here as opening would raise it."""
+        """A database an older version wrote is upgraded before the window opens,
+        with a note on screen: a large one takes a minute (schema v12 re-indexes
+        every article), and a start that showed nothing meanwhile looked hung. A
+        failure is raised here as opening would raise it."""
         from smartreader.storage.store import Store, upgrade_due
 
         old = upgrade_due(path)
         if old is None:
             return
+        log.info("upgrading %s from schema %d", path, old)
+        self._with_note(
+            "Updating your data for this version of smartreader…\n\n"
+            "With many articles this can take a minute. A copy of the database as it "
+            f"was is kept in {backups.backups_dir(path)}.",
+            lambda: Store(path).close(),  # its own connection, in its own thread
+        )
+        self.upgraded_from = old
+
+    def _with_note(self, text: str, work: Callable[[], _T]) -> _T:
+        """``work()`` in a thread while a note with a busy bar is on screen and the
+        GUI thread keeps painting; what it raises is raised here. (Only work that
+        leaves no SQLite connection open: a connection serves its own thread.)"""
+        done: list[_T] = []
         failed: list[BaseException] = []
 
         def run() -> None:
             try:
-                Store(path).close()  # its own connection, in its own thread
+                done.append(work())
             except BaseException as e:  # re-raised below, in the GUI thread
                 failed.append(e)
 
-        note = QProgressDialog(
-            "Updating your data for this version of smartreader…\n\n"
-            "With many articles this can take a minute. A copy of the database as it "
-            f"was is kept in {backups.backups_dir(path)}.",
-            "",
-            0,
-            0,  # no steps to count: a busy bar
-        )
+        note = QProgressDialog("", "", 0, 0)  # no steps to count: a busy bar
         note.setWindowTitle("smartreader")
-        label = QLabel(note.labelText())
+        label = QLabel(text)
         label.setWordWrap(True)  # a long data folder's path, on lines of its own
         label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        label.setTextFormat(Qt.TextFormat.PlainText)  # the path is no markup
+        label.setTextFormat(Qt.TextFormat.PlainText)  # a path is no markup
         note.setLabel(label)
         note.setMinimumWidth(460)
         note.setCancelButton(None)  # (stopping half-way would gain nothing)
         note.setMinimumDuration(0)
         note.setWindowModality(Qt.WindowModality.ApplicationModal)
         note.show()
-        log.info("upgrading %s from schema %d", path, old)
-        worker = threading.Thread(target=run, name="smartreader-upgrade", daemon=True)
+        worker = threading.Thread(target=run, name="smartreader-start", daemon=True)
         worker.start()
         while worker.is_alive():
             self.app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-            self.upgrade_note_seen = self.upgrade_note_seen or note.isVisible()
+            if note.isVisible() and (not self.notes_seen or self.notes_seen[-1] != text):
+                self.notes_seen.append(text)
             worker.join(0.05)
         note.close()
         note.deleteLater()
         if failed:
             raise failed[0]
-        self.upgraded_from = old
+        return done[0]
 
     def _backup_if_due(self) -> None:
         """Rolling daily backups (the newest few kept); a failure is logged, not fatal."""

@@ -40,6 +40,8 @@ def test_demo_window_shows_history_reads_stars_searches(app_on_demo, qtbot):
     ctl, win = app_on_demo
     store = win.store
     assert "demo" in win.windowTitle()
+    # its history took seconds to make, with a note on screen (not a blank start)
+    assert [n.split("\n")[0] for n in ctl.notes_seen] == ["Preparing the demo…"]
     # Entries, unread counts and a learned curve are there at once.
     unread = int(win.tree_model.index_for_key("smart:unread").data(UnreadRole))
     assert unread > 20 and win.list_model.rowCount() == unread

@@ -63,7 +63,10 @@ def test_an_old_database_is_upgraded_with_a_note_on_screen(
     QTimer.singleShot(300, look)
     win = controller.open(tmp_path / "data")
     qtbot.addWidget(win)
-    assert controller.upgraded_from == 11 and controller.upgrade_note_seen
+    assert controller.upgraded_from == 11
+    assert [n.split(chr(10))[0] for n in controller.notes_seen] == [
+        "Updating your data for this version of smartreader…"
+    ]
     assert seen and "Updating your data for this version" in seen[0]
     assert str(tmp_path / "data" / "backups") in seen[0]
     assert not any(
@@ -81,7 +84,7 @@ def test_a_current_database_opens_without_a_note(
     Store(db_path(tmp_path / "data")).close()
     win = controller.open(tmp_path / "data")
     qtbot.addWidget(win)
-    assert controller.upgraded_from is None and not controller.upgrade_note_seen
+    assert controller.upgraded_from is None and controller.notes_seen == []
 
 
 def test_a_failed_upgrade_is_the_error_opening_gives_and_the_file_stays_old(
