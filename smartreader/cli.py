@@ -598,7 +598,8 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
     new = sum(r.new_entries for r in results)
     failed = [r for r in results if r.status in FAILED]
     print(
-        f"updated {len(results)} feeds in {elapsed:.1f} s: {new} new entries, {len(failed)} failed"
+        f"updated {count_of(len(results), 'feed')} in {elapsed:.1f} s: "
+        f"{count_of(new, 'new entry', 'new entries')}, {len(failed)} failed"
     )
 
     for r in failed:

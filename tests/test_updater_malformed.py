@@ -237,5 +237,5 @@ def test_smartreader_update_reports_a_feed_read_with_problems(
     capsys.readouterr()
     assert main(["update", "--data-dir", data]) == 0
     out = capsys.readouterr().out
-    assert "1 new entries, 0 failed" in out
+    assert "1 new entry, 0 failed" in out
     assert f"[1] t: read with problems: {LENIENT}" in out

@@ -780,13 +780,18 @@ class Session:
             if res.code != want_code:
                 self.fail(f"exit status {res.code}, expected {want_code}", res)
             m = re.search(
-                r"updated (\d+) feeds in [\d.]+ s: (\d+) new entries, (\d+) failed", res.out
+                r"updated ([\d,]+) feeds? in [\d.]+ s: ([\d,]+) new entr(?:y|ies), (\d+) failed",
+                res.out,
             )
-            if m is None or int(m[1]) != len(asked) or int(m[3]) != oks.count(False):
+            if (
+                m is None
+                or int(m[1].replace(",", "")) != len(asked)
+                or int(m[3]) != oks.count(False)
+            ):
                 self.fail(f"expected {len(asked)} feeds, {oks.count(False)} failed", res)
             after = self.counts()
             new = sum(after.get(f, 0) - counts.get(f, 0) for f in asked)
-            if int(m[2]) != new:
+            if int(m[2].replace(",", "")) != new:
                 self.fail(f"said {m[2]} new entries, the database got {new}", res)
         self.check_fetched(asked, inproc, counts)
 
