@@ -22,13 +22,7 @@ from smartreader.storage import data_dir, db_path
 from smartreader.storage.store import Store
 from smartreader.updater import UpdateResult
 from tests.readonly import read_only
-
-
-def _subscribed(folder: Path) -> Path:
-    folder.mkdir(exist_ok=True)
-    with Store(db_path(folder)) as store:
-        store.add_feed("https://example.org/feed.xml", title="Kept", folder="News")
-    return db_path(folder)
+from tests.test_data_dir_errors import _files, _subscribed
 
 
 def _tree(root: Path) -> list[str]:
@@ -227,10 +221,6 @@ def test_a_fresh_install_starts_with_add_or_import(
 # -- explain and budget on a read-only folder ---------------------------------------------
 
 NOTE = "note: the data folder {} is read-only: reading the database, changing nothing"
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 def test_explain_reads_a_read_only_folder(
