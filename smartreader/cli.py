@@ -29,6 +29,7 @@ from smartreader import __version__
 from smartreader.errors import FetchError, ParseError, SmartReaderError, UsageError
 from smartreader.text import (
     count_of,
+    duration_text,
     format_utc_offset,
     local_time_text,
     local_utc_offset,
@@ -64,6 +65,20 @@ def _feed_id(text: str) -> int:
     if not 1 <= n <= _SQL_INT_MAX:
         raise argparse.ArgumentTypeError(f"no feed has the id {n} (see `smartreader feeds`)")
     return n
+
+
+_UNITS = {"s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def _duration_arg(text: str) -> float:
+    """ "15m", "6h", "2d", "1w" (seconds returned): a bare number would leave the
+    unit to guess."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)\s*", text.lower())
+    if m is None:
+        raise argparse.ArgumentTypeError(
+            f"not a duration: {text!r} (a number and a unit: 30m, 6h, 2d, 1w)"
+        )
+    return float(m.group(1)) * _UNITS[m.group(2)]
 
 
 def _folder_arg(text: str) -> str:
@@ -223,6 +238,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="N",
         help="requests per day across all feeds (a whole number); without it, show the plan",
+    )
+    p.add_argument(
+        "--min-interval",
+        type=_duration_arg,
+        metavar="T",
+        help="no feed is checked more often than this (1m to 1d, e.g. 15m; default 15m)",
+    )
+    p.add_argument(
+        "--max-interval",
+        type=_duration_arg,
+        metavar="T",
+        help="every feed is checked at least this often (1h to 1w, e.g. 2d; default 1d)",
     )
     _data_dir_arg(p)
 
@@ -752,14 +779,21 @@ def cmd_budget(args: argparse.Namespace) -> int:
         )
     # shown, nothing is written (a read-only folder is read); a new value starts a
     # collection in a folder with none, as `add` does
-    setting = per_day is not None
+    setting = per_day is not None or args.min_interval is not None or args.max_interval is not None
     with _open_store(args, reads_only=not setting, creates=setting) as store:
         up = Updater(store)
         try:
+            # every value checked before any is written: one bad one changes nothing
+            up.check_intervals(args.min_interval, args.max_interval)
             if per_day is not None:
                 up.set_budget(per_day)
+            if args.min_interval is not None:
+                up.set_min_interval(args.min_interval)
+            if args.max_interval is not None:
+                up.set_max_interval(args.max_interval)
             s = up.summary()
             used = up.requests_today()
+            shortest, longest = up.min_interval(), up.max_interval()
         finally:
             up.close()
     enforced = requests_per_24h(s.budget_per_day)
@@ -772,6 +806,10 @@ def cmd_budget(args: argparse.Namespace) -> int:
             if math.isfinite(s.fixed_interval_mean_delay_s)
             else "no delay to expect: no feeds to fetch"  # not "inf d"
         )
+    )
+    print(
+        f"  each feed checked at most every {duration_text(shortest)} (unless it has "
+        f"its own minimum) and at least every {duration_text(longest)}"
     )
     for note in s.notes:
         print(f"  note: {note}")

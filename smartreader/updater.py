@@ -57,13 +57,18 @@ from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
 from smartreader.net.urls import typed_address
 from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store, is_https_upgrade
-from smartreader.text import local_time_text
+from smartreader.text import duration_text, local_time_text
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
 DEFAULT_MIN_INTERVAL = 15 * 60.0
 # what the Settings dialog offers; a stored value outside falls back to the default
 BUDGET_RANGE = (1.0, 100_000.0)  # requests per day
 MIN_INTERVAL_RANGE = (60.0, 86_400.0)  # seconds
+# the longest any feed goes unchecked (a server's Retry-After may still hold it
+# back): a day by default; quiet feeds can wait up to a week when the budget is
+# small, or every feed be checked every hour
+DEFAULT_MAX_INTERVAL = 86_400.0
+MAX_INTERVAL_RANGE = (3_600.0, 7 * 86_400.0)  # seconds
 # How long articles are kept (days; 0 = for ever). Starred ones always are. A
 # year of 200 feeds is ~10^6 articles and gigabytes; read ones are rarely looked
 # for after a few months (Miniflux keeps read entries 60 days by default).
@@ -293,6 +298,9 @@ class Updater:
             min_interval=self.store.get_number(
                 "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
             ),
+            max_interval=self.store.get_number(
+                "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
+            ),
         )
 
     def budget(self) -> float:
@@ -307,6 +315,12 @@ class Updater:
         with self._lock:
             return self.scheduler.config.min_interval
 
+    def max_interval(self) -> float:
+        """The longest the scheduler lets a feed go unchecked (a server's hint
+        aside; a feed's own minimum interval, when longer, wins)."""
+        with self._lock:
+            return self.scheduler.config.max_interval
+
     def set_budget(self, per_day: float) -> None:
         lo, hi = BUDGET_RANGE
         if not lo <= per_day <= hi:
@@ -320,6 +334,32 @@ class Updater:
         if not lo <= seconds <= hi:
             raise UsageError("the minimum interval must be between one minute and one day")
         self.store.set_setting("min_interval", float(seconds))
+        with self._lock:
+            self.scheduler.set_config(self._config(), self.now())
+
+    def check_intervals(self, shortest: float | None, longest: float | None) -> None:
+        """Raise UsageError unless the minimum and maximum intervals given (None:
+        the one in force) are each in range and the minimum is not the longer
+        (the command line sets both at once; Settings prevents the second)."""
+        lo, hi = MIN_INTERVAL_RANGE
+        if shortest is not None and not lo <= shortest <= hi:
+            raise UsageError("the minimum interval must be between one minute and one day")
+        lo, hi = MAX_INTERVAL_RANGE
+        if longest is not None and not lo <= longest <= hi:
+            raise UsageError("the maximum interval must be between one hour and one week")
+        a = self.min_interval() if shortest is None else shortest
+        b = self.max_interval() if longest is None else longest
+        if a > b:
+            raise UsageError(
+                f"the minimum interval ({duration_text(a)}) would be longer than the "
+                f"maximum ({duration_text(b)})"
+            )
+
+    def set_max_interval(self, seconds: float) -> None:
+        lo, hi = MAX_INTERVAL_RANGE
+        if not lo <= seconds <= hi:
+            raise UsageError("the maximum interval must be between one hour and one week")
+        self.store.set_setting("max_interval", float(seconds))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())
 
@@ -990,11 +1030,14 @@ class Updater:
             return self.scheduler.summary(self.now())
 
     def estimate_delay_for_budget(
-        self, budget_per_day: float, min_interval: float | None = None
+        self,
+        budget_per_day: float,
+        min_interval: float | None = None,
+        max_interval: float | None = None,
     ) -> tuple[float, float]:
         with self._lock:
             return self.scheduler.estimate_delay_for_budget(
-                budget_per_day, min_interval, self.now()
+                budget_per_day, min_interval, self.now(), max_interval=max_interval
             )
 
     def requests_today(self) -> int:

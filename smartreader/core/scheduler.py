@@ -129,6 +129,13 @@ def _utc(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
 
 
+def _span(seconds: float) -> str:
+    """A maximum interval for a note: "24 h", "6 h", "3 days"."""
+    if seconds >= 2 * DAY and seconds % DAY == 0:
+        return f"{seconds / DAY:g} days"
+    return f"{seconds / 3600:g} h"
+
+
 def _utc_text(t: float, now: float) -> str:
     """:meth:`Scheduler.explain`'s default ``time_text``."""
     return _utc(t)
@@ -188,6 +195,8 @@ class SchedulerConfig:
             raise ValueError(f"plan_bins must be a positive multiple of {NSLOTS}")
         if self.plan_starts < 1:
             raise ValueError("plan_starts must be at least 1")
+        if not (self.max_interval > 0 and math.isfinite(self.max_interval)):
+            raise ValueError("max_interval must be a positive number of seconds")
 
 
 def fetch_ceiling(min_interval: float, plan_bins: int = SchedulerConfig.plan_bins) -> float:
@@ -289,6 +298,9 @@ class Scheduler:
         self._new_slot = -INF
         self._manual = 0
         self._host_block: dict[str, float] = {}
+        # blocks taken from feeds' saved states and not yet planned: (the restored
+        # until, the host's block before it); see _rewind_restored
+        self._restored_blocks: dict[str, tuple[float, float]] = {}
         self._host_last: dict[str, float] = {}
         self._last_alloc = -INF
         self._alloc_dirty = True
@@ -368,7 +380,11 @@ class Scheduler:
         hb = state.get("host_block")
         if hb and hb[0] == f.host:  # not when the feed has moved to another host
             until = _finite(hb[1])
-            self._host_block[f.host] = max(self._host_block.get(f.host, -INF), until)
+            before = self._host_block.get(f.host, -INF)
+            if until > before:
+                self._host_block[f.host] = until
+                _, first = self._restored_blocks.get(f.host, (until, before))
+                self._restored_blocks[f.host] = (until, first)
         return est
 
     def _rewind(self, f: _Feed, now: float) -> float:
@@ -419,33 +435,43 @@ class Scheduler:
 
     def _rewind_restored(self, feeds: list[_Feed]) -> None:
         """Feeds restored from a run whose clock was ahead: their times moved back
-        (``_rewind``), and their hosts' blocks with them. Only theirs: a feed
-        re-added later (a property edit, from a row saved while the clock was
-        ahead) moved every host's, a Retry-After given since too."""
+        (``_rewind``), and the host blocks their saved states brought with them.
+        Only those: a feed re-added later (a property edit, from a row saved while
+        the clock was ahead) moved every host's, a Retry-After given since too;
+        and a block this run already moved when its clock went back was moved
+        twice (a fetch went days before the server's Retry-After)."""
         moved: dict[str, float] = {}
         for f in feeds:
             back = self._rewind(f, self._now)
             if back > 0:
                 moved[f.host] = max(moved.get(f.host, 0.0), back)
         for host, back in moved.items():
-            self._shift_host_blocks(back, self._now, host)
+            restored = self._restored_blocks.get(host)
+            # only a block still the one a saved state set (a later one stands)
+            if restored is not None and self._host_block.get(host) == restored[0]:
+                until, before = restored
+                self._move_host_block(host, max(before, self._now, until - back), self._now)
+        self._restored_blocks.clear()
 
-    def _shift_host_blocks(self, back: float, now: float, only: str | None = None) -> None:
-        """Hosts' Retry-After blocks, set by a clock ``back`` s ahead, moved with it
-        (``only``: that host's)."""
+    def _shift_host_blocks(self, back: float, now: float) -> None:
+        """Hosts' Retry-After blocks, set by a clock ``back`` s ahead, moved with it."""
         for host, until in list(self._host_block.items()):
-            if until > now and (only is None or host == only):
-                self._host_block[host] = max(now, until - back)
-                # feeds set to wait for the old time follow it back (they waited
-                # days past their plan for a block that had moved)
-                for f in self._feeds.values():
-                    if (
-                        f.host == host
-                        and not (f.gone or f.inflight)
-                        and f.last_fetch is not None
-                        and until - 1.0 <= f.next_due < INF
-                    ):
-                        self._set_due(f, max(now, self._compute_next(f, f.last_fetch)))
+            if until > now:
+                self._move_host_block(host, max(now, until - back), now)
+
+    def _move_host_block(self, host: str, to: float, now: float) -> None:
+        """Move ``host``'s block back to ``to``; feeds set to wait for the old time
+        follow it (they waited days past their plan for a block that had moved)."""
+        until = self._host_block[host]
+        self._host_block[host] = to
+        for f in self._feeds.values():
+            if (
+                f.host == host
+                and not (f.gone or f.inflight)
+                and f.last_fetch is not None
+                and until - 1.0 <= f.next_due < INF
+            ):
+                self._set_due(f, max(now, self._compute_next(f, f.last_fetch)))
 
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""
@@ -646,7 +672,7 @@ class Scheduler:
         if names:
             notes.append(
                 f"budget {cfg.budget_per_day:g}/day is too small for {len(names)} feed(s) "
-                f"to get their minimum (every {cfg.max_interval / 3600:g} h, or enough to "
+                f"to get their minimum (every {_span(cfg.max_interval)}, or enough to "
                 "catch every item): their checks go where they save the most delay and "
                 "missed items"
             )
@@ -662,6 +688,7 @@ class Scheduler:
         ceil: FloatArray,
         budget: float,
         counted: FloatArray | None = None,
+        max_interval: float | None = None,
     ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Capacity floors first (Han et al.), then the max-interval floor, then √(wλ).
 
@@ -675,7 +702,8 @@ class Scheduler:
         cfg = self.config
         b = budget * cfg.budget_fill
         capf = np.minimum(capacity_floor(peak, caps, cfg.capacity_margin), ceil)
-        floors = np.minimum(np.maximum(DAY / cfg.max_interval, capf), ceil)
+        mx = cfg.max_interval if max_interval is None else max_interval
+        floors = np.minimum(np.maximum(DAY / mx, capf), ceil)
         if float(floors.sum()) <= cfg.floor_share * b:
             return allocate(rates, weights, floors, ceil, b)
         if cfg.miss_cost_days > 0:
@@ -1281,11 +1309,15 @@ class Scheduler:
         )
 
     def estimate_delay_for_budget(
-        self, budget_per_day: float, min_interval: float | None = None, now: float | None = None
+        self,
+        budget_per_day: float,
+        min_interval: float | None = None,
+        now: float | None = None,
+        max_interval: float | None = None,
     ) -> tuple[float, float]:
         """(smart, fixed) expected mean delay in seconds at another budget (cheap),
-        and at another default minimum interval if given (Settings shows both
-        before they are applied; a feed's own minimum interval still wins).
+        and at another default minimum or maximum interval if given (Settings shows
+        them before they are applied; a feed's own minimum interval still wins).
 
         The cheap model (each feed's √-shape factor at its allocated share) was
         within ~6 % of the plans' own expected delay on the dev-portfolio replay
@@ -1294,7 +1326,7 @@ class Scheduler:
         same budget. Given ``now``, the estimate is scaled so that at the current
         budget and minimum interval it equals :meth:`summary`'s; the factor is
         computed once per allocation."""
-        smart, fixed = self._cheap_estimate(budget_per_day, min_interval)
+        smart, fixed = self._cheap_estimate(budget_per_day, min_interval, max_interval)
         if now is None or not (0.0 < smart < INF):
             return (smart, fixed)
         if self._alloc_dirty or self._anchor is None:
@@ -1304,7 +1336,7 @@ class Scheduler:
         return (smart * self._anchor, fixed)
 
     def _cheap_estimate(
-        self, budget_per_day: float, min_interval: float | None
+        self, budget_per_day: float, min_interval: float | None, max_interval: float | None = None
     ) -> tuple[float, float]:
         mi = self.config.min_interval if min_interval is None else float(min_interval)
         feeds = [f for f in self._feeds.values() if not f.gone]
@@ -1318,7 +1350,9 @@ class Scheduler:
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
         ceil = np.array([fetch_ceiling(self._min_int(f, mi), self.config.plan_bins) for f in feeds])
         w = np.array([f.weight for f in feeds])
-        k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day)
+        k, _ = self._alloc(
+            rates, w, peak, hourly, caps, ceil, budget_per_day, max_interval=max_interval
+        )
         k = np.maximum(k, 1e-9)
         d_smart = shapes * DAY / k / 2.0
         tot = float(rates.sum())

@@ -2176,8 +2176,10 @@ class MainWindow(QMainWindow):
         # the Activity panel follows once the worker runs on the new plan
         dlg.budgetChanged.connect(lambda v: self._plan_sent("budget", v))
         dlg.minIntervalChanged.connect(lambda v: self._plan_sent("min_interval", v))
+        dlg.maxIntervalChanged.connect(lambda v: self._plan_sent("max_interval", v))
         dlg.budgetChanged.connect(self.sched.set_budget)
         dlg.minIntervalChanged.connect(self.sched.set_min_interval)
+        dlg.maxIntervalChanged.connect(self.sched.set_max_interval)
         dlg.notificationsChanged.connect(self.tray.set_notifications)
         dlg.trayIconChanged.connect(self.tray.set_visible)
         dlg.themeChanged.connect(self._theme_changed)
@@ -2192,14 +2194,18 @@ class MainWindow(QMainWindow):
             self._settings = None
 
     def _plan_sent(self, key: str, value: float) -> None:
-        """A budget or minimum interval went to the worker (``key``: "budget" or
-        "min_interval"). The Activity panel reads the updater's plan itself: it is
+        """A budget or an interval went to the worker (``key``: "budget",
+        "min_interval" or "max_interval"). The Activity panel reads the updater's plan itself: it is
         refreshed once the worker runs on every value sent (``_status_changed``)."""
         self._plan_wanted[key] = float(value)
 
     def _plan_applied(self) -> bool:
         try:
-            running = {"budget": self.updater.budget(), "min_interval": self.updater.min_interval()}
+            running = {
+                "budget": self.updater.budget(),
+                "min_interval": self.updater.min_interval(),
+                "max_interval": self.updater.max_interval(),
+            }
         except Exception:
             log.exception("reading the scheduler's settings failed")
             return True  # nothing to wait for: refresh with what there is

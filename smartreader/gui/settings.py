@@ -6,7 +6,8 @@ number of requests (``updater.estimate_delay_for_budget``, a cheap in-memory
 computation), and a small delay-vs-budget curve.
 
 Scheduling settings, and how long articles are kept, live in SQLite
-(``budget_per_day``, ``min_interval``, ``keep_read_days``, ``keep_unread_days``); UI
+(``budget_per_day``, ``min_interval``, ``max_interval``, ``keep_read_days``,
+``keep_unread_days``); UI
 preferences (notifications, tray icon, theme) go to ``prefs`` when given (a
 ``QSettings``, a mapping, or any object with ``get``/``set``), else to the store
 under ``ui.*`` keys. On accept the dialog saves only the values changed in it since
@@ -58,9 +59,11 @@ from smartreader.updater import (
     DEFAULT_BUDGET_PER_DAY,
     DEFAULT_KEEP_READ_DAYS,
     DEFAULT_KEEP_UNREAD_DAYS,
+    DEFAULT_MAX_INTERVAL,
     DEFAULT_MIN_INTERVAL,
     KEEP_READ_DAYS,
     KEEP_UNREAD_DAYS,
+    MAX_INTERVAL_RANGE,
     MIN_INTERVAL_RANGE,
     keep_days_of,
 )
@@ -71,6 +74,18 @@ log = logging.getLogger(__name__)
 DEFAULT_BUDGET = DEFAULT_BUDGET_PER_DAY
 BUDGET_MIN, BUDGET_MAX = (int(b) for b in BUDGET_RANGE)
 MIN_INTERVAL_MIN, MIN_INTERVAL_MAX = (int(s // 60) for s in MIN_INTERVAL_RANGE)  # minutes
+# the longest a feed goes unchecked (seconds): a week lets quiet feeds wait when
+# the budget is small; an hour checks everything often
+MAX_INTERVAL_CHOICES = (
+    (3_600.0, "1 hour"),
+    (3 * 3_600.0, "3 hours"),
+    (6 * 3_600.0, "6 hours"),
+    (12 * 3_600.0, "12 hours"),
+    (86_400.0, "1 day"),
+    (2 * 86_400.0, "2 days"),
+    (3 * 86_400.0, "3 days"),
+    (7 * 86_400.0, "1 week"),
+)
 THEMES = (("system", "Same as the system"), ("light", "Light"), ("dark", "Dark"))
 CURVE_POINTS = 20
 # how long articles are kept (days; 0 = always)
@@ -241,6 +256,7 @@ class SettingsDialog(QDialog):
 
     budgetChanged = Signal(float)
     minIntervalChanged = Signal(float)
+    maxIntervalChanged = Signal(float)
     themeChanged = Signal(str)
     notificationsChanged = Signal(bool)
     trayIconChanged = Signal(bool)
@@ -276,6 +292,9 @@ class SettingsDialog(QDialog):
         self._feed_min_intervals = self._read_feed_min_intervals()
         self._initial_min_interval = store.get_number(
             "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
+        )
+        self._initial_max_interval = store.get_number(
+            "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
         )
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
@@ -395,8 +414,17 @@ class SettingsDialog(QDialog):
         self._initial_min_interval_shown = self.min_interval_s()
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
         form.addRow("&Minimum interval per feed:", self.min_interval)
-        # the estimate and the curve are for the interval shown, not the saved one
+        self.max_interval = self._max_interval_combo(self._initial_max_interval)
+        self.max_interval.setToolTip(
+            "Every feed is checked at least this often, however quiet it is (unless "
+            "its server asks to wait longer). Longer lets quiet feeds wait and leaves "
+            "more requests for busy ones."
+        )
+        form.addRow("Ma&ximum interval per feed:", self.max_interval)
+        self._sync_interval_limits(follow=False)
+        # the estimate and the curve are for the intervals shown, not the saved ones
         self.min_interval.valueChanged.connect(self._min_interval_changed)
+        self.max_interval.currentIndexChanged.connect(self._max_interval_changed)
         self.content_aware = QCheckBox("&Prefer new content")
         self.content_aware.setChecked(self._initial_content)
         self.content_aware.setToolTip(
@@ -511,6 +539,37 @@ class SettingsDialog(QDialog):
         self.compact.setEnabled(free >= COMPACT_MIN_FREE)
 
     @staticmethod
+    def _max_interval_combo(seconds: float) -> QComboBox:
+        combo = QComboBox()
+        for s, label in MAX_INTERVAL_CHOICES:
+            combo.addItem(label, s)
+        i = combo.findData(float(seconds))
+        if i < 0:  # stored by hand or by another version: shown as is, in order
+            i = sum(1 for s, _ in MAX_INTERVAL_CHOICES if s < seconds)
+            combo.insertItem(i, humanize_duration(seconds), float(seconds))
+        combo.setCurrentIndex(i)
+        return combo
+
+    def max_interval_s(self) -> float:
+        return float(self.max_interval.currentData())
+
+    def _sync_interval_limits(self, *, follow: bool = True) -> None:
+        """A maximum below the minimum interval cannot be chosen (the minimum would
+        win); a minimum raised past the maximum takes the maximum up with it
+        (``follow``; not on opening: the dialog saves only what the user changed)."""
+        lo = self.min_interval_s()
+        combo = self.max_interval
+        model = combo.model()
+        for i in range(combo.count()):
+            ok = float(combo.itemData(i)) >= lo or i == combo.currentIndex()
+            model.item(i).setEnabled(ok)  # type: ignore[attr-defined]
+        if follow and self.max_interval_s() < lo:
+            for i in range(self.max_interval.count()):
+                if float(self.max_interval.itemData(i)) >= lo:
+                    self.max_interval.setCurrentIndex(i)
+                    break
+
+    @staticmethod
     def _keep_combo(days: float) -> QComboBox:
         combo = QComboBox()
         for d, label in KEEP_CHOICES:
@@ -592,7 +651,14 @@ class SettingsDialog(QDialog):
 
     @Slot(int)
     def _min_interval_changed(self, _minutes: int) -> None:
+        self._sync_interval_limits()
         self._curve_center = None  # every point of the curve changes
+        self._estimate_timer.start()
+
+    @Slot(int)
+    def _max_interval_changed(self, _index: int) -> None:
+        self._sync_interval_limits()
+        self._curve_center = None
         self._estimate_timer.start()
 
     @Slot(int)
@@ -614,7 +680,7 @@ class SettingsDialog(QDialog):
     def _estimate(self, budget: float) -> tuple[float, float] | None:
         try:
             smart, fixed = self.updater.estimate_delay_for_budget(
-                float(budget), self.min_interval_s()
+                float(budget), self.min_interval_s(), self.max_interval_s()
             )
         except Exception:
             log.exception("estimating the delay for a budget of %s failed", budget)
@@ -670,7 +736,17 @@ class SettingsDialog(QDialog):
         days), or more than the feeds can take (the rest buys nothing)."""
         n = len(self._feed_min_intervals)
         b = int(budget)
-        if 0 < b < n:
+        longest = self.max_interval_s()
+        # every feed at least once per maximum interval (the scheduler's floor)
+        need = math.ceil(n * 86_400.0 / longest - 1e-9)
+        if longest != 86_400.0 and 0 < b < need:
+            return (
+                "<br>⚠ <b>Too few requests for the maximum interval</b>: checking "
+                f"{count_of(n, 'feed', grouped=False)} at least every "
+                f"{self.max_interval.currentText()} takes {need} requests/day; some will be "
+                "checked less often."
+            )
+        if longest == 86_400.0 and 0 < b < n:
             return (
                 "<br>⚠ <b>Fewer requests than feeds</b>: with "
                 f"{count_of(b, 'request', grouped=False)}/day for "
@@ -742,6 +818,7 @@ class SettingsDialog(QDialog):
     def _restore_defaults(self) -> None:
         self._set_budget_widgets(DEFAULT_BUDGET)
         self.min_interval.setValue(round(DEFAULT_MIN_INTERVAL / 60))
+        self.max_interval.setCurrentIndex(self.max_interval.findData(DEFAULT_MAX_INTERVAL))
         self.notifications.setChecked(True)
         self.tray.setChecked(True)
         self.close_to_tray.setChecked(True)
@@ -774,6 +851,7 @@ class SettingsDialog(QDialog):
             return  # the dialog stays open: the user may choose again
         budget = self.budget()
         min_interval = self.min_interval_s()
+        max_interval = self.max_interval_s()
         theme = str(self.theme.currentData())
         notify = self.notifications.isChecked()
         tray = self.tray.isChecked()
@@ -789,6 +867,8 @@ class SettingsDialog(QDialog):
                 self.store.set_setting("budget_per_day", budget)
             if min_interval != self._initial_min_interval_shown:
                 self.store.set_setting("min_interval", min_interval)
+            if max_interval != self._initial_max_interval:
+                self.store.set_setting("max_interval", max_interval)
             # Only what was changed here: a value this dialog merely showed may have
             # been changed since it opened (another Settings, the tray's menu), and
             # writing it back would undo that choice behind the user's back.
@@ -807,6 +887,8 @@ class SettingsDialog(QDialog):
             self.budgetChanged.emit(budget)
         if min_interval != self._initial_min_interval_shown:
             self.minIntervalChanged.emit(min_interval)
+        if max_interval != self._initial_max_interval:
+            self.maxIntervalChanged.emit(max_interval)
         if theme != self._initial_theme:
             self.themeChanged.emit(theme)
         if notify != self._initial_notify:

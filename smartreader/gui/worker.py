@@ -231,6 +231,10 @@ class SchedulerWorker(QObject):
     def setMinInterval(self, seconds: float) -> None:
         self._configure(self.updater.set_min_interval, float(seconds))
 
+    @Slot(float)
+    def setMaxInterval(self, seconds: float) -> None:
+        self._configure(self.updater.set_max_interval, float(seconds))
+
     @Slot(int)
     def feedChanged(self, feed_id: int) -> None:
         self._configure(self.updater.feed_changed, int(feed_id))
@@ -499,6 +503,7 @@ class SchedulerThread(QObject):
     _subscribe = Signal(str, object, object)
     _setBudget = Signal(float)
     _setMinInterval = Signal(float)
+    _setMaxInterval = Signal(float)
     _feedChanged = Signal(int)
     _replan = Signal()
     _setPolling = Signal(bool)
@@ -526,6 +531,7 @@ class SchedulerThread(QObject):
         self._subscribe.connect(self.worker.subscribe)
         self._setBudget.connect(self.worker.setBudget)
         self._setMinInterval.connect(self.worker.setMinInterval)
+        self._setMaxInterval.connect(self.worker.setMaxInterval)
         self._feedChanged.connect(self.worker.feedChanged)
         self._replan.connect(self.worker.replan)
         self._setPolling.connect(self.worker.setPolling)
@@ -572,6 +578,9 @@ class SchedulerThread(QObject):
 
     def set_min_interval(self, seconds: float) -> None:
         self._setMinInterval.emit(float(seconds))
+
+    def set_max_interval(self, seconds: float) -> None:
+        self._setMaxInterval.emit(float(seconds))
 
     def feed_changed(self, feed_id: int) -> None:
         self._feedChanged.emit(int(feed_id))

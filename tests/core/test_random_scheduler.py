@@ -176,6 +176,7 @@ class Session:
         self.off = 0.0  # wall clock − real time (a clock set back lowers it)
         self.budget = self.rng.choice([3.0, 30.0, 200.0, 1000.0])
         self.mi = self.rng.choice([300.0, 900.0, 3600.0])
+        self.mx = DAY  # Settings' maximum interval: a day until changed
         self.feeds: dict[int, AppFeed] = {}
         self.next_id = 1
         self.hosts = [f"h{i}.example" for i in range(self.rng.randint(3, 12))]
@@ -217,7 +218,9 @@ class Session:
 
     def config(self) -> SchedulerConfig:
         # exactly what Updater._config builds
-        return SchedulerConfig(budget_per_day=self.budget, min_interval=self.mi)
+        return SchedulerConfig(
+            budget_per_day=self.budget, min_interval=self.mi, max_interval=self.mx
+        )
 
     def scheduled(self) -> list[AppFeed]:
         return [f for f in self.feeds.values() if f.status == "active"]
@@ -608,6 +611,13 @@ class Session:
         self.sched.set_config(self.config(), self.now)
         self.replanned()
 
+    def set_max_interval(self) -> None:
+        # Settings' choices (a minimum above it wins: the dialog allows it only
+        # until the user touches either box)
+        self.mx = self.rng.choice([HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY])
+        self.sched.set_config(self.config(), self.now)
+        self.replanned()
+
     def sleep(self) -> None:
         """The laptop sleeps; the worker sees the wall clock jump and re-plans."""
         self.real += self.rng.choice([2 * HOUR, 9 * HOUR, 1.5 * DAY, 4 * DAY])
@@ -768,7 +778,10 @@ class Session:
         elif r < 0.865:
             self.set_budget()
         elif r < 0.88:
-            self.set_min_interval()
+            if rng.random() < 0.5:
+                self.set_min_interval()
+            else:
+                self.set_max_interval()
         elif r < 0.90:
             self.sleep()
         elif r < 0.91:
@@ -965,3 +978,32 @@ def test_a_feed_edited_after_the_clock_went_back_keeps_other_hosts_waiting() -> 
     sched.add_feed(1, host="a", min_interval=1800.0, state=saved, last_fetch=saved["last_fetch"])
     sched.next_wakeup()
     assert sched.host_blocked_until("b", T0 + 60) == T0 + DAY
+
+
+def test_a_feed_edited_after_the_clock_went_back_keeps_its_own_hosts_block() -> None:
+    """Seed 7 with the maximum interval a week: a 429 with no Retry-After blocks a
+    host for up to the maximum interval, long enough to outlast a clock set back.
+    The block was moved back with the clock; re-adding another feed of that host,
+    from a row saved before, moved it back again, and both went days early."""
+    ahead = T0 + 3 * DAY  # the clock ran three days ahead
+    sched = Scheduler(SchedulerConfig(budget_per_day=100, max_interval=7 * DAY), ahead)
+    sched.add_feed(1, host="a")
+    sched.add_feed(2, host="a")
+    assert sched.due(ahead) == [1]
+    sched.observe(1, _ok(ahead))
+    saved = json.loads(json.dumps(sched.export_state(1)))  # the store's row of feed 1
+    assert sched.due(ahead + 60) == [2]
+    until = ahead + 2 * DAY
+    refused = FetchObservation(ahead + 60, "rate_limited", hints=ServerHints(retry_after=until))
+    sched.observe(2, refused)
+    sched.replan(T0)  # the clock is corrected; the block keeps its real time
+    # (moved by how far the clock went back from the last time it showed)
+    moved = sched.host_blocked_until("a", T0 + 60)
+    assert moved == until - 3 * DAY - 60
+    # the user edits feed 1: Updater.feed_changed re-adds it from the store's row
+    sched.remove_feed(1)
+    sched.add_feed(1, host="a", min_interval=1800.0, state=saved, last_fetch=saved["last_fetch"])
+    wake = sched.next_wakeup()
+    assert sched.host_blocked_until("a", T0 + 60) == moved
+    assert wake is not None and wake >= moved
+    assert sched.due(T0 + DAY) == []

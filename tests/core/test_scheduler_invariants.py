@@ -35,7 +35,7 @@ response = st.fixed_dictionaries(
     n_feeds=st.integers(1, 12),
     budget=st.floats(1, 300),
     min_interval=st.floats(300, 4 * HOUR),
-    max_interval=st.floats(4 * HOUR, 2 * DAY),
+    max_interval=st.floats(HOUR, 7 * DAY),  # Settings' range
     responses=st.lists(response, min_size=1, max_size=40),
     capacity=st.integers(5, 40),
     seed=st.integers(0, 1000),

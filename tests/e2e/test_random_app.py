@@ -212,7 +212,9 @@ class Session:
         return {
             "feeds": sorted((f.id, f.user_title, f.folder) for f in st.feeds()),
             "folders": sorted(f.name for f in st.folders()),
-            "settings": (st.get_setting("budget_per_day"), st.get_setting("min_interval")),
+            "settings": tuple(
+                st.get_setting(k) for k in ("budget_per_day", "min_interval", "max_interval")
+            ),
             "selection": self.win.current_key(),
             "unread only": self.win.act_unread_only.isChecked(),
             "paused": self.win.act_pause.isChecked(),
@@ -275,7 +277,11 @@ class Session:
                 f"the scheduler plans {sorted(planned)} ({sorted(up.scheduler._feeds)}), "
                 f"the active feeds are {sorted(active)}"
             )
-        for key, running in (("budget_per_day", up.budget()), ("min_interval", up.min_interval())):
+        for key, running in (
+            ("budget_per_day", up.budget()),
+            ("min_interval", up.min_interval()),
+            ("max_interval", up.max_interval()),
+        ):
             saved = st.get_setting(key)
             if saved is not None and float(saved) != running:
                 problems.append(f"{key} saved {saved}, the scheduler runs on {running}")
@@ -680,10 +686,14 @@ class Session:
             now.folder_id,
         )
 
-    def settings(self, budget: int, minutes: int, *, ok: bool = True) -> None:
+    def settings(
+        self, budget: int, minutes: int, *, longest: float | None = None, ok: bool = True
+    ) -> None:
         dlg = self.win.open_settings()
         dlg.budget_spin.setValue(budget)
         dlg.min_interval.setValue(minutes)
+        if longest is not None:
+            dlg.max_interval.setCurrentIndex(dlg.max_interval.findData(longest))
         button = (
             QDialogButtonBox.StandardButton.Ok if ok else QDialogButtonBox.StandardButton.Cancel
         )
@@ -694,9 +704,11 @@ class Session:
         budget = [5000, 20000, 2000, 5000, 300, 20000, 50][c % 7]
         minutes = [1, 1, 2, 5][(c // 7) % 4]
         ok = (c // 20) % 4 != 0
-        self.settings(budget, minutes, ok=ok)
+        longest = [86_400.0, 3_600.0, 86_400.0, 604_800.0, 21_600.0][(c // 3) % 5]
+        self.settings(budget, minutes, longest=longest, ok=ok)
         return (
-            f"Settings: budget {budget}, min interval {minutes} min, {'OK' if ok else 'Cancel'}",
+            f"Settings: budget {budget}, min interval {minutes} min, max interval "
+            f"{longest / 3600:g} h, {'OK' if ok else 'Cancel'}",
             ("none",),
         )
 

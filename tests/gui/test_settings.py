@@ -48,10 +48,13 @@ class CountingUpdater(Updater):
         super().__init__(store)
 
     def estimate_delay_for_budget(
-        self, budget_per_day: float, min_interval: float | None = None
+        self,
+        budget_per_day: float,
+        min_interval: float | None = None,
+        max_interval: float | None = None,
     ) -> tuple[float, float]:
         self.calls.append(budget_per_day)
-        return super().estimate_delay_for_budget(budget_per_day, min_interval)
+        return super().estimate_delay_for_budget(budget_per_day, min_interval, max_interval)
 
 
 @pytest.fixture

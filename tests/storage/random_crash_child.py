@@ -428,6 +428,10 @@ class Session:
             v = float(self.rng.choice([20, 100, 500]))
             yield {"budget": v}
             self.up.set_budget(v)
+        elif what == "interval" and self.rng.random() < 0.5:
+            v = float(self.rng.choice([3600, 86400, 604800]))
+            yield {"max_interval": v}
+            self.up.set_max_interval(v)
         elif what == "interval":
             v = float(self.rng.choice([60, 900, 3600]))
             yield {"min_interval": v}
