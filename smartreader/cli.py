@@ -21,7 +21,7 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,16 +55,27 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def _feed_id(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a feed id: {text!r} (see `smartreader feeds`)"
-        ) from None
-    if not 1 <= n <= _SQL_INT_MAX:
-        raise argparse.ArgumentTypeError(f"no feed has the id {n} (see `smartreader feeds`)")
-    return n
+def _id_arg(kind: str, listed_by: str) -> Callable[[str], int]:
+    """An argparse type for a feed's or a rule's id."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not a {kind} id: {text!r} (see `smartreader {listed_by}`)"
+            ) from None
+        if not 1 <= n <= _SQL_INT_MAX:
+            raise argparse.ArgumentTypeError(
+                f"no {kind} has the id {n} (see `smartreader {listed_by}`)"
+            )
+        return n
+
+    return parse
+
+
+_feed_id = _id_arg("feed", "feeds")
+_rule_id = _id_arg("rule", "rules")
 
 
 _UNITS = {"s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
@@ -269,6 +280,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="then give the freed space back to the disk (rewrites the database)",
     )
     _data_dir_arg(p)
+
+    p = sub.add_parser("rules", help="list the rules that mark new articles read or star them")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _data_dir_arg(p)
+
+    p = sub.add_parser(
+        "rule", help="add or remove a rule: new articles with some words are marked read or starred"
+    )
+    _data_dir_arg(p)  # before the action too, as every command takes it
+    actions = p.add_subparsers(
+        dest="rule_command", metavar="ACTION", required=True, help="add or remove"
+    )
+    a = actions.add_parser(
+        "add",
+        help="add a rule for the articles fetched from now on",
+        description="Add a rule: new articles with all these words (whole words, in any "
+        "case and order) are marked read, or starred with --star.",
+    )
+    a.add_argument("words", nargs="+", metavar="WORD", help="the words an article must have")
+    a.add_argument("--feed", type=_feed_id, metavar="FEED", help="only in this feed (see feeds)")
+    a.add_argument("--title-only", action="store_true", help="look for the words in titles only")
+    a.add_argument("--star", action="store_true", help="star the articles (default: mark read)")
+    a.add_argument(
+        "--apply",
+        action="store_true",
+        help="also apply it now to the stored articles that match",
+    )
+    _data_dir_arg(a)
+    a = actions.add_parser("remove", help="remove a rule")
+    a.add_argument("rule", type=_rule_id, metavar="RULE", help="rule id (see rules)")
+    _data_dir_arg(a)
 
     try:
         from smartreader.sim.cli import add_replay_parser
@@ -623,10 +665,13 @@ def _report_update(store: Store, results: list[UpdateResult], elapsed: float) ->
     from smartreader.net.parse import is_cap_note
 
     new = sum(r.new_entries for r in results)
+    ruled = sum(r.ruled_read for r in results)
     failed = [r for r in results if r.status in FAILED]
     print(
         f"updated {count_of(len(results), 'feed')} in {elapsed:.1f} s: "
-        f"{count_of(new, 'new entry', 'new entries')}, {len(failed)} failed"
+        f"{count_of(new, 'new entry', 'new entries')}"
+        + (f" ({ruled} marked read by rules)" if ruled else "")
+        + f", {len(failed)} failed"
     )
 
     for r in failed:
@@ -856,6 +901,115 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     return 0
 
 
+_RULE_ACTION_TEXT = {"read": "mark read", "star": "star"}
+
+
+def _rule_text(store: Store, query: str, feed_id: int | None, title_only: bool, action: str) -> str:
+    """'"sponsored" (title only) in [3] Tech: mark read', as listed and as added."""
+    where = "all feeds" if feed_id is None else f"[{feed_id}] {_feed_name(store, feed_id)}"
+    only = " (title only)" if title_only else ""
+    return f'"{query}"{only} in {where}: {_RULE_ACTION_TEXT.get(action, action)}'
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    with _open_store(args, reads_only=True) as store:
+        rules = store.rules()
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "id": r.id,
+                            "words": r.query,
+                            "title_only": r.title_only,
+                            "feed_id": r.feed_id,
+                            "feed": None if r.feed_id is None else _feed_name(store, r.feed_id),
+                            "action": r.action,
+                            "hits": r.hits,
+                            "created": r.created,
+                        }
+                        for r in rules
+                    ],
+                    indent=2,
+                )
+            )
+            return 0
+        if not rules:  # stdout stays empty for scripts, as `feeds` does
+            print("no rules yet: add one with `smartreader rule add WORDS`", file=sys.stderr)
+        for r in rules:
+            text = _rule_text(store, r.query, r.feed_id, r.title_only, r.action)
+            print(f"[{r.id:>4}] {text}; acted on {count_of(r.hits, 'article')}")
+    return 0
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    return cmd_rule_add(args) if args.rule_command == "add" else cmd_rule_remove(args)
+
+
+def cmd_rule_add(args: argparse.Namespace) -> int:
+    from smartreader.storage.store import Store
+
+    query = " ".join(" ".join(args.words).split())  # as the store keeps it
+    action = "star" if args.star else "read"
+    Store.rule_values(query, args.feed, args.title_only, action)  # no word: nothing made
+    with _open_store(args, creates=True) as store:
+        same = [
+            r.id
+            for r in store.rules()
+            if (r.query, r.feed_id, r.title_only, r.action)
+            == (query, args.feed, args.title_only, action)
+        ]
+        text = _rule_text(store, query, args.feed, args.title_only, action)
+        if same:
+            # the same command again with --apply (as told below) adds no twin
+            print(f"rule [{same[0]}] already does this: {text}")
+        else:
+            rid = store.add_rule(
+                query,
+                feed_id=args.feed,
+                title_only=args.title_only,
+                action=action,
+                now=time.time(),
+            )
+            print(f"added rule [{rid}]: {text}")
+        match = store.rule_matches(query, feed_id=args.feed, title_only=args.title_only)
+        change = store.rule_matches(
+            query,
+            feed_id=args.feed,
+            title_only=args.title_only,
+            unread_only=action == "read",
+            unstarred_only=action == "star",
+        )
+        stored = count_of(len(match), "stored article")
+        verb = "matches" if len(match) == 1 else "match"
+        ones = count_of(len(change), "unread one" if action == "read" else "unstarred one")
+        done = "read" if action == "read" else "starred"
+        if not match:
+            print("no stored articles match now")
+        elif not change:
+            print(f"{stored} {verb} now, all already {done}")
+        elif not args.apply:
+            would = f"mark the {ones} read" if action == "read" else f"star the {ones}"
+            print(f"{stored} {verb} now; `--apply` would {would}")
+        else:
+            (store.set_read if action == "read" else store.set_starred)(change)
+            did = f"marked the {ones} read" if action == "read" else f"starred the {ones}"
+            print(f"{stored} {verb}: {did}")
+    return 0
+
+
+def cmd_rule_remove(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        rule = next((r for r in store.rules() if r.id == args.rule), None)
+        store.delete_rule(args.rule)  # an unknown id: the store's one line
+        if rule is not None:  # (None: added by the app just now)
+            text = _rule_text(store, rule.query, rule.feed_id, rule.title_only, rule.action)
+            print(f"removed rule [{rule.id}]: {text}")
+        else:
+            print(f"removed rule [{args.rule}]")
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from smartreader.core.rhythm import describe_rhythm, to_local_slots
     from smartreader.core.scheduler import SchedulerConfig
@@ -934,6 +1088,8 @@ COMMANDS = {
     "explain": cmd_explain,
     "budget": cmd_budget,
     "cleanup": cmd_cleanup,
+    "rules": cmd_rules,
+    "rule": cmd_rule,
 }
 
 

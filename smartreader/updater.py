@@ -139,6 +139,7 @@ class UpdateResult:
     missed_from: float | None = None
     missed_to: float | None = None
     warnings: tuple[str, ...] = ()  # what the parser worked around (ok fetches)
+    ruled_read: int = 0  # of the new entries, those a rule marked read (not news)
 
 
 ProgressFn = Callable[[int, int, UpdateResult], None]
@@ -928,6 +929,7 @@ class Updater:
             rec.missed_from,
             rec.missed_to,
             tuple(rec.warnings),
+            out.ruled_read,
         )
 
     def _password_follows_move(

@@ -129,6 +129,7 @@ from smartreader.gui.models import (
     tree_icon_side,
 )
 from smartreader.gui.prefs import Prefs
+from smartreader.gui.rules import RulesDialog
 from smartreader.gui.safetext import (
     ElidedLabel,
     ask,
@@ -927,6 +928,9 @@ class MainWindow(QMainWindow):
         self.act_help = a("&Keyboard shortcuts", self.show_help, ["?", "Shift+?"])
         # Alt+Enter, as file managers' Properties; no other action has it
         self.act_props = a("Feed &properties…", self.feed_properties, ["Alt+Return", "Alt+Enter"])
+        self.act_rules = a(
+            "Ru&les…", self.open_rules, tip="Mark new articles that match words read, or star them"
+        )
         self.act_rename = a("Re&name…", self.rename_node, "F2")
         self.act_delete = a("&Unsubscribe…", self.delete_node, "Del")
         # Del only in the feed tree (it still asks first): in the article list or
@@ -981,7 +985,7 @@ class MainWindow(QMainWindow):
         for act in (self.act_refresh, self.act_refresh_all, self.act_pause, self.act_mark_all,
                     None, self.act_next_feed, self.act_prev_feed, None, self.act_props,
                     self.act_rename, self.move_menu.menuAction(),
-                    self.act_delete):  # fmt: skip
+                    self.act_delete, None, self.act_rules):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
         # a reload of the tree can change what is selected without a signal
         m.aboutToShow.connect(self._update_node_actions)
@@ -1721,6 +1725,37 @@ class MainWindow(QMainWindow):
             self.list_model.reload_feed_titles()
             self._counts_changed()
             self.select_key(f"feed:{fid}")
+
+    def open_rules(self) -> RulesDialog:
+        """Feed ▸ Rules… (returned for tests). A new rule starts from the selected
+        feed and the words searched for, if any."""
+        try:
+            feeds = [(f.id, f.display_title) for f in self.store.feeds(with_state=False)]
+        except SmartReaderError as e:
+            warn(self, "Rules", str(e))
+            feeds = []
+        words = self.search.text().strip()
+        dlg = RulesDialog(self.store, feeds, self, feed_id=self.current_feed_id(), words=words)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.applyRequested.connect(self._apply_rule_now)
+        dlg.open()
+        return dlg
+
+    @Slot(list, str, str)
+    def _apply_rule_now(self, ids: list[int], column: str, what: str) -> None:
+        """A rule applied to the articles stored already, as one undo step."""
+        try:
+            (self.store.set_read if column == "read" else self.store.set_starred)(ids, True)
+        except SmartReaderError as e:
+            warn(self, "Rules", str(e))
+            return
+        n = count_of(len(ids), "article")
+        text = f"Mark {n} as read" if column == "read" else f"Star {n}"
+        self.undo_stack.push(FlagCommand(self, f"{text} (rule {what})", ids, column, True,
+                                         whole_list=True))  # fmt: skip
+        self._read_state_changed()
+        done = f"Marked {n} as read" if column == "read" else f"Starred {n}"
+        self._say(f"{done} by the rule {what}", undoable=True)
 
     def rename_node(self) -> None:
         node = self.tree_model.node(self.tree.currentIndex())
@@ -2610,6 +2645,7 @@ class MainWindow(QMainWindow):
             menu.addSeparator()
             menu.addAction(self.act_activity)
             menu.addAction(self.act_props)
+            menu.addAction(self.act_rules)
         if node.kind in ("feed", "folder"):
             menu.addAction(self.act_rename)
             if node.kind == "feed":

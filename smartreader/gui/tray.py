@@ -222,9 +222,11 @@ class TrayIcon(QObject):
     def on_feed_updated(self, result: Any) -> None:
         """Connect to ``SchedulerThread.feedUpdated``: gathers new items of
         background updates into one notification."""
-        if result.manual or result.new_entries <= 0 or not self.notifications:
+        # what a rule marked read is not news (the rule muted it)
+        news = int(result.new_entries) - int(getattr(result, "ruled_read", 0))
+        if result.manual or news <= 0 or not self.notifications:
             return
-        self._new[int(result.feed_id)] += int(result.new_entries)
+        self._new[int(result.feed_id)] += news
         self._gather.start()
 
     @Slot(object)

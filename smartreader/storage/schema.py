@@ -317,5 +317,26 @@ INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
 """
 
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]
+# v13: rules, what happens to a new article that matches words (mark it read:
+# mute a topic; star it: keep it). ``query`` is what the search box takes (whole
+# words here, every one required); ``feed_id`` NULL: every feed. A feed's rules go
+# with it (and come back with an undone unsubscribe, as its other rows do).
+# ``hits``: how many new articles the rule acted on, so the user can see it works.
+_V13 = """
+CREATE TABLE rules (
+    id          INTEGER PRIMARY KEY,
+    query       TEXT NOT NULL CHECK (length(trim(query)) > 0),
+    feed_id     INTEGER REFERENCES feeds(id) ON DELETE CASCADE,
+    title_only  INTEGER NOT NULL DEFAULT 0 CHECK (title_only IN (0, 1)),
+    action      TEXT NOT NULL CHECK (action IN ('read', 'star')),
+    created     REAL NOT NULL,
+    hits        INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX rules_feed ON rules (feed_id);
+"""
+
+
+MIGRATIONS: list[str] = [
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13
+]  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -56,6 +56,17 @@ def test_background_results_gather_into_one_message(qtbot):
     tray.dispose()
 
 
+def test_what_a_rule_muted_is_not_announced(qtbot):
+    from smartreader.updater import UpdateResult
+
+    tray = TrayIcon(title_for={1: "Ars", 2: "LWN"}.get, gather_ms=10_000)
+    tray.on_feed_updated(UpdateResult(1, "ok", 4, None, 0.0, None, False, 0.0, ruled_read=3))
+    tray.on_feed_updated(UpdateResult(2, "ok", 2, None, 0.0, None, False, 0.0, ruled_read=2))
+    assert tray.pending() == {1: 1}
+    assert tray.new_items_message() == ("1 new item", "Ars (1)")
+    tray.dispose()
+
+
 def test_the_tip_says_unread_and_paused(qtbot):
     tray = TrayIcon()
     assert tray.tooltip() == "smartreader"

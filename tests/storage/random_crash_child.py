@@ -200,6 +200,13 @@ def snapshot(db: Path) -> dict[str, dict[str, Any]]:
         snap["settings"] = {str(r[0]): r[1] for r in q("SELECT key, value FROM settings")}
         snap["spent"] = {"times": sorted(r[0] for r in q("SELECT time FROM spent_requests"))}
         snap["id_high"] = {str(r[0]): r[1] for r in q("SELECT tbl, high FROM id_high")}
+        if q("SELECT 1 FROM sqlite_master WHERE name = 'rules'").fetchone():  # schema v13
+            snap["rules"] = {
+                str(r[0]): list(r[1:])
+                for r in q(
+                    "SELECT id, query, feed_id, title_only, action, created, hits FROM rules"
+                )
+            }
         return snap
     finally:
         con.close()
@@ -310,6 +317,31 @@ class Session:
         yield {"col": col, "value": value, "n": len(pick)}
         (self.store.set_read if col == "read" else self.store.set_starred)(pick, value)
         yield {}
+
+    def op_rules(self) -> Any:
+        """A rule added (words of the served feeds' items), changed or removed: the
+        next fetches apply them in their own transaction."""
+        rules = self.store.rules()
+        what = self.rng.choice(["add", "add", "update", "delete"] if rules else ["add"])
+        words = self.rng.choice(["edited", "strasse", "cafe dolor", "item 3", "round"])
+        feeds = [f.id for f in self.feeds()]
+        feed = self.rng.choice([None, None, *feeds[:3]])
+        title_only = self.rng.random() < 0.3
+        action = self.rng.choice(["read", "read", "star"])
+        rid = self.rng.choice(rules).id if rules else None
+        yield {"what": what, "words": words, "feed": feed, "title_only": title_only,
+               "action": action, "rule": rid}  # fmt: skip
+        if what == "add":
+            yield {"id": self.store.add_rule(words, feed_id=feed, title_only=title_only,
+                                             action=action, now=self.now())}  # fmt: skip
+        elif what == "update":
+            assert rid is not None
+            self.store.update_rule(rid, words, feed_id=feed, title_only=title_only, action=action)
+            yield {}
+        else:
+            assert rid is not None
+            self.store.delete_rule(rid)
+            yield {}
 
     def op_mark_read(self) -> Any:
         ids = self.entry_ids()
@@ -532,6 +564,7 @@ class Session:
         "add_feed": 4,
         "update": 5,
         "flags": 4,
+        "rules": 1,
         "mark_read": 2,
         "mark_all_read": 2,
         "rename_feed": 2,

@@ -351,6 +351,14 @@ def compare(op: str, rec: dict[str, Any], old: dict[str, Any], new: dict[str, An
             ok = {s for s, v in (("old", o), ("new", n)) if v == r}
             if table == "id_high" and g != "all" and None not in (r, o, n) and o <= r <= n:
                 ok = {"old", "new"}  # the high mark rises with each transaction
+            if (
+                table == "rules"
+                and g != "all"
+                and None not in (r, o, n)
+                and r[:-1] == o[:-1] == n[:-1]
+                and o[-1] <= r[-1] <= n[-1]
+            ):
+                ok = {"old", "new"}  # a rule's hits rise with each fetch's transaction
             sides[g] = sides.get(g, {"old", "new"}) & ok
             why.setdefault(g, []).append(f"{table}[{key}]: got {r!r}, before {o!r}, after {n!r}")
     return [

@@ -33,10 +33,12 @@ def _rows(store: Store, table: str, feed_id: int) -> list[tuple[Any, ...]]:
 
 def _busy_feed(store: Store, t0: float) -> int:
     """A feed with read, starred and unread articles, fetch log, an alert, a
-    purged identity, a folder, settings and learned state."""
+    purged identity, a folder, settings, learned state and rules (with hits)."""
     fid = store.add_feed("https://p.example/feed", folder="News", title="P", now=t0)
     store.update_feed(fid, weight=2.5, min_interval=1800, keep_days=30, user_title="Mine")
     store.add_feed("https://other.example/feed", now=t0)
+    store.add_rule("walrus 5", feed_id=fid, action="star", now=t0)
+    store.add_rule("walrus 9", feed_id=fid, title_only=True, now=t0)
     for k in range(3):
         entries = [_entry(f"u{j}", f"walrus {j}", t0 + j) for j in range(4 * k, 4 * k + 4)]
         store.record_fetch(
