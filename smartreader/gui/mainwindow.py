@@ -708,6 +708,10 @@ class MainWindow(QMainWindow):
 
         self._restore_state()
         self._update_unread_total()
+        # every re-read of the counts keeps the title's and the tray's total with
+        # them (a cancelled subscription's articles deleted: the title said 7, the
+        # tree 2)
+        self.tree_model.reloaded.connect(self._update_unread_total)
         if start_scheduler:
             self.sched.start()
 

@@ -325,9 +325,11 @@ class FeedTreeModel(QAbstractItemModel):
     Signals:
         feedDropped(int, object): a feed was dragged onto a folder (folder name)
             or onto the top level (None). The model does not write; the window does.
+        reloaded(): the counts (and perhaps the tree) were read again.
     """
 
     feedDropped = Signal(int, object)
+    reloaded = Signal()
 
     def __init__(self, store: Any, parent: Any = None) -> None:
         super().__init__(parent)
@@ -395,17 +397,16 @@ class FeedTreeModel(QAbstractItemModel):
         root, structure = self._build(feeds)
         if structure == self._structure:
             self._copy_state(root)
-            return
-        shape = _shape(root)
-        if shape == _shape(self.root):
+        elif _shape(root) == _shape(self.root):
             # The same nodes, renamed or re-sorted (a feed's title arrived with an
             # update): move them, keeping selection and expansion, without a reset.
             self._relayout(root, structure)
-            return
-        self.beginResetModel()
-        self.root = root
-        self._structure = structure
-        self.endResetModel()
+        else:
+            self.beginResetModel()
+            self.root = root
+            self._structure = structure
+            self.endResetModel()
+        self.reloaded.emit()
 
     def _relayout(self, root: Node, structure: tuple[Any, ...]) -> None:
         self.layoutAboutToBeChanged.emit()

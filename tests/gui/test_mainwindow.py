@@ -144,6 +144,22 @@ def test_cancel_while_looking_for_the_feed_leaves_no_subscription(env, qtbot, fe
     assert win.tree_model.index_for_key(f"feed:{kept.id}").isValid()
 
 
+def test_a_cancelled_subscription_dropped_after_it_was_counted_leaves_the_title_right(
+    env, qtbot, feed_server
+):
+    """Random whole-app session 88 (stress): the worker stored the subscription the
+    user had cancelled, a refresh counted its articles (title "(7)"), then it was
+    dropped: the tree said 2 unread, the title still 7."""
+    stored_feed(env, "Alpha", 2)
+    win = env.window(scheduler_options={"autostart_polling": False})
+    cancelled = env.updater.subscribe(serve(feed_server, "/b.xml", rss(5)))
+    win._counts_changed()  # as a refresh after an update does
+    assert win.windowTitle() == "smartreader (7)"
+    win._drop_cancelled(cancelled)
+    assert env.store.unread_counts() == {1: 2}
+    assert win.windowTitle() == "smartreader (2)"
+
+
 @pytest.fixture
 def two_feeds(env, feed_server):
     a = env.updater.subscribe(serve(feed_server, "/a.xml", rss(3, prefix="Alpha")))
