@@ -3,14 +3,16 @@
     QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [docs/screenshots]
 
 Writes main-{light,dark}.png (the reader), activity-{light,dark}.png (a feed's
-learned λ(t), observed counts and planned fetches), overview-*.png, settings-*.png
-and alert-*.png (the missed-item banner and the Alerts view).
+learned λ(t), observed counts and planned fetches), overview-*.png, settings-*.png,
+alert-*.png (the missed-item banner and the Alerts view), rules-*.png and rule-*.png
+(Feed ▸ Rules…).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -18,6 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 
 from smartreader.gui.app import AppController, apply_theme, create_app
+from smartreader.gui.rules import RuleDialog
 
 
 def settle(app: QApplication, rounds: int = 5) -> None:
@@ -64,6 +67,25 @@ def main(out: Path) -> None:
             settle(app)
             dlg.grab().save(str(out / f"settings-{theme}.png"))
             dlg.reject()
+            # Rules: two of them, and a new one previewing what its words match.
+            if not win.store.rules():
+                win.store.add_rule("water board", now=time.time())
+                win.store.add_rule(
+                    "ferry", feed_id=demo.feed_ids["ledger"], action="star", now=time.time()
+                )
+            win.select_feed(demo.feed_ids["ledger"])
+            rules = win.open_rules()
+            rules.resize(640, 300)
+            settle(app)
+            rules.grab().save(str(out / f"rules-{theme}.png"))
+            feeds = [(f.id, f.display_title) for f in win.store.feeds()]
+            edit = RuleDialog(win.store, feeds, rules, words="harbour bridge",
+                              feed_id=demo.feed_ids["ledger"])  # fmt: skip
+            edit.show()
+            settle(app)
+            edit.grab().save(str(out / f"rule-{theme}.png"))
+            edit.reject()
+            rules.close()
     finally:
         ctl.close()
     print(f"screenshots written to {out}")
