@@ -37,6 +37,8 @@ reopened; a backup made (``Store.backup``) and opened in its place; compaction
   ``ArticleListModel`` with the search box's text), no duplicates, no exception, and
   ``must ⊆ found ⊆ may`` of the oracle (see ``search_gen``'s docstring for the
   rule, taken from ``fts_query``/``search_filter``'s docstrings);
+* a rule with a query's words matches what the oracle says with the last word
+  whole (``rule_matches``, and ``_rule_hits`` over id slices as a fetch applies it);
 * queries asked before a reopen, a backup opened in its place or a compaction
   find the same articles (same ids) after it.
 
@@ -56,7 +58,7 @@ import re
 import sqlite3
 import time
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -435,6 +437,34 @@ class Session:
                 f"title={arts[i].title[:100]!r} content={arts[i].content[:300]!r}"
                 for i in sorted(extra)[:2]
             )
+            + f"; {self.where()}"
+        )
+        if len(q) < 2000 and self.rng.random() < 0.4:
+            self.rule(q, terms)
+
+    def rule(self, q: str, terms: list[gen.Term]) -> None:
+        """A rule with these words matches as search does, but the last word whole
+        (``Store.rule_matches`` for what it would change now; ``_rule_hits``, in
+        id slices, for what it does to a fetch's new articles)."""
+        whole = [replace(t, prefix=False) for t in terms]
+        got = set(self.store.rule_matches(q))
+        ids = sorted(self.arts)
+        sliced: set[int] = set()
+        if ids:
+            k = self.rng.randint(1, 4)
+            for i in range(k):
+                part = ids[i * len(ids) // k : (i + 1) * len(ids) // k]
+                if part:
+                    with self.store._lock:
+                        sliced |= set(self.store._rule_hits(self.store._db, q, False, part))
+        assert sliced == got, ("rule in slices", repr(q)[:200], sliced ^ got, self.where())
+        arts = self.arts
+        must = {a.id for a in arts.values() if gen.must_match(a, whole, KNOWN)}
+        assert not must - got, (f"rule {q[:200]!r} misses {sorted(must - got)}", self.where())
+        extra = {i for i in got - must if not gen.may_match(arts[i], whole, KNOWN)}
+        assert not extra, (
+            f"rule {q[:200]!r} matches {sorted(extra)}: "
+            + " | ".join(arts[i].visible_text()[:200] for i in sorted(extra)[:2])
             + f"; {self.where()}"
         )
 
