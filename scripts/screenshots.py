@@ -82,6 +82,9 @@ def main(out: Path) -> None:
             edit = RuleDialog(win.store, feeds, rules, words="harbour bridge",
                               feed_id=demo.feed_ids["ledger"])  # fmt: skip
             edit.show()
+            while not edit.settled():  # its count runs in a thread
+                app.processEvents()
+                time.sleep(0.01)
             settle(app)
             edit.grab().save(str(out / f"rule-{theme}.png"))
             edit.reject()

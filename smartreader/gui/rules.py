@@ -14,12 +14,14 @@ list shows what is in force.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -54,8 +56,18 @@ def _has_word(text: str) -> bool:
     return search_filter(" ".join(text.split()), prefix=False) is not None
 
 
+class _Relay(QObject):
+    """Carries a count made in a thread back to the dialog's (GUI) thread."""
+
+    counted = Signal(int, object)  # serial, (star, matches, ids to change) or an error
+
+
 class RuleDialog(QDialog):
-    """Add or edit one rule; the caller saves :meth:`values`."""
+    """Add or edit one rule; the caller saves :meth:`values`.
+
+    What the words match is counted in a thread, on a connection of its own: on a
+    large database a common word or a Chinese one (a substring scan) took 0.2-0.7 s
+    at 50,000 articles, a stall of the window after each pause in typing."""
 
     def __init__(
         self,
@@ -112,6 +124,9 @@ class RuleDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
         self._pending: list[int] = []  # what "apply now" would change
+        self._serial = self._done = 0  # counts asked for, and the last one shown
+        self._relay = _Relay(self)
+        self._relay.counted.connect(self._show_count)
         self._timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._timer.timeout.connect(self._typed)
         self.words.textChanged.connect(lambda _t: self._timer.start())
@@ -131,7 +146,12 @@ class RuleDialog(QDialog):
 
     def ids_to_apply(self) -> list[int]:
         """The stored articles to change now (none unless the box is ticked)."""
-        return list(self._pending) if self.apply_now.isChecked() else []
+        shown = self.apply_now.isChecked() and not self.apply_now.isHidden()
+        return list(self._pending) if shown else []
+
+    def settled(self) -> bool:
+        """Whether the preview shows the words as they are (no count under way)."""
+        return self._done == self._serial
 
     @Slot()
     def _typed(self) -> None:
@@ -144,26 +164,52 @@ class RuleDialog(QDialog):
         v = self.values()
         ok = _has_word(v["query"])
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+        self._serial += 1
         self._pending = []
         self.apply_now.hide()
-        if not v["query"]:
-            self.preview.setText("Type the words to look for.")
-            return
-        if not ok:
-            self.preview.setText("No word to look for: signs and emoji alone match nothing.")
-            return
-        star = v["action"] == "star"
-        try:
-            kw = {"feed_id": v["feed_id"], "title_only": v["title_only"]}
-            n = len(self.store.rule_matches(v["query"], **kw))
-            self._pending = self.store.rule_matches(
-                v["query"], unread_only=not star, unstarred_only=star, **kw
+        if not v["query"] or not ok:
+            self._done = self._serial
+            self.preview.setText(
+                "Type the words to look for."
+                if not v["query"]
+                else "No word to look for: signs and emoji alone match nothing."
             )
-        except SmartReaderError as e:
-            log.warning("counting what a rule matches failed: %s", e)
+            return
+        serial, store, relay = self._serial, self.store, self._relay
+        star = v["action"] == "star"
+        kw = {"feed_id": v["feed_id"], "title_only": v["title_only"]}
+
+        def count() -> None:
+            result: object
+            try:
+                reader = store.reader()
+                try:
+                    n = len(reader.rule_matches(v["query"], **kw))
+                    ids = reader.rule_matches(
+                        v["query"], unread_only=not star, unstarred_only=star, **kw
+                    )
+                finally:
+                    reader.close()
+                result = (star, n, ids)
+            except Exception as e:  # a busy or damaged database: no count, no harm
+                result = str(e) or type(e).__name__
+            with contextlib.suppress(RuntimeError):  # the dialog is gone
+                relay.counted.emit(serial, result)
+
+        threading.Thread(target=count, name="smartreader-rule-count", daemon=True).start()
+
+    @Slot(int, object)
+    def _show_count(self, serial: int, result: object) -> None:
+        if serial != self._serial:
+            return  # the words changed since: a newer count is on its way
+        self._done = serial
+        if not isinstance(result, tuple):
+            log.warning("counting what a rule matches failed: %s", result)
             self.preview.setText("")
             return
-        m = len(self._pending)
+        star, n, ids = result
+        self._pending = list(ids)
+        m = len(ids)
         if n == 0:
             self.preview.setText("No stored article matches these words yet.")
             return

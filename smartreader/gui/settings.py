@@ -7,12 +7,11 @@ computation), and a small delay-vs-budget curve.
 
 Scheduling settings, and how long articles are kept, live in SQLite
 (``budget_per_day``, ``min_interval``, ``max_interval``, ``keep_read_days``,
-``keep_unread_days``); UI
-preferences (notifications, tray icon, theme) go to ``prefs`` when given (a
-``QSettings``, a mapping, or any object with ``get``/``set``), else to the store
-under ``ui.*`` keys. On accept the dialog saves only the values changed in it since
-it opened (one it merely showed may have been changed elsewhere meanwhile) and emits
-what changed. Nothing is applied to the running scheduler from here: the main
+``keep_unread_days``); UI preferences (notifications, tray icon, theme) go to
+``prefs`` when given (a ``QSettings``, a mapping, or any object with
+``get``/``set``), else to the store under ``ui.*`` keys. On accept the dialog saves
+only the values changed in it since it opened (one it merely showed may have been
+changed elsewhere meanwhile) and emits what changed. Nothing is applied to the running scheduler from here: the main
 window forwards those signals to the scheduler thread.
 """
 
@@ -564,9 +563,9 @@ class SettingsDialog(QDialog):
             ok = float(combo.itemData(i)) >= lo or i == combo.currentIndex()
             model.item(i).setEnabled(ok)  # type: ignore[attr-defined]
         if follow and self.max_interval_s() < lo:
-            for i in range(self.max_interval.count()):
-                if float(self.max_interval.itemData(i)) >= lo:
-                    self.max_interval.setCurrentIndex(i)
+            for i in range(combo.count()):
+                if float(combo.itemData(i)) >= lo:
+                    combo.setCurrentIndex(i)
                     break
 
     @staticmethod

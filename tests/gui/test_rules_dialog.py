@@ -40,6 +40,13 @@ def _ok(dlg: RuleDialog):
     return dlg.buttons.button(QDialogButtonBox.StandardButton.Ok)
 
 
+def _preview(qtbot, dlg: RuleDialog) -> str:
+    """The preview for what the dialog holds now (counted in a thread)."""
+    dlg.update_preview()  # (the typing timer, run now)
+    qtbot.waitUntil(dlg.settled, timeout=5000)
+    return dlg.preview.text()
+
+
 def test_the_rule_dialog_previews_what_the_words_match(env, qtbot, feeds):
     a, _b = feeds
     dlg = RuleDialog(env.store, _feeds(env), feed_id=a)
@@ -47,28 +54,25 @@ def test_the_rule_dialog_previews_what_the_words_match(env, qtbot, feeds):
     assert dlg.scope.currentData() == a
     assert not _ok(dlg).isEnabled() and "Type the words" in dlg.preview.text()
     dlg.words.setText("football")
-    dlg.update_preview()  # (the typing timer, run now)
+    assert _preview(qtbot, dlg) == "4 stored articles match, 4 of them unread."
     assert _ok(dlg).isEnabled()
-    assert dlg.preview.text() == "4 stored articles match, 4 of them unread."
     assert not dlg.apply_now.isHidden() and dlg.apply_now.text() == "Also mark those 4 as read now"
     assert dlg.ids_to_apply() == []  # not ticked
     dlg.apply_now.setChecked(True)
     assert len(dlg.ids_to_apply()) == 4
     dlg.scope.setCurrentIndex(dlg.scope.findData(None))  # all feeds
     dlg.words.setText("football   results")
-    dlg.update_preview()
-    assert dlg.preview.text().startswith("3 stored articles match")
+    assert _preview(qtbot, dlg).startswith("3 stored articles match")
     dlg.action.setCurrentIndex(dlg.action.findData("star"))
-    dlg.update_preview()
+    _preview(qtbot, dlg)
     assert dlg.apply_now.text() == "Also star those 3 now"
     dlg.title_only.setChecked(True)
     dlg.words.setText("foot")  # whole words: no match
-    dlg.update_preview()
-    assert dlg.preview.text() == "No stored article matches these words yet."
+    assert _preview(qtbot, dlg) == "No stored article matches these words yet."
     assert dlg.apply_now.isHidden() and dlg.ids_to_apply() == []
     dlg.words.setText("🎉 !")
-    dlg.update_preview()
-    assert not _ok(dlg).isEnabled() and "No word to look for" in dlg.preview.text()
+    assert "No word to look for" in _preview(qtbot, dlg)
+    assert not _ok(dlg).isEnabled()
     dlg.words.setText("  football  ")
     assert dlg.values() == {
         "query": "football",
@@ -78,7 +82,7 @@ def test_the_rule_dialog_previews_what_the_words_match(env, qtbot, feeds):
     }
 
 
-def _answer(**fields):
+def _answer(qtbot, **fields):
     """An ``edit`` for RulesDialog: fills the rule dialog as a user would, then OK."""
     seen: list[RuleDialog] = []
 
@@ -92,7 +96,7 @@ def _answer(**fields):
             dlg.action.setCurrentIndex(dlg.action.findData(fields["action"]))
         if "title_only" in fields:
             dlg.title_only.setChecked(fields["title_only"])
-        dlg.update_preview()
+        _preview(qtbot, dlg)
         if fields.get("apply"):
             dlg.apply_now.setChecked(True)
         return len(seen) == 1  # a second showing (after an error) is cancelled
@@ -106,7 +110,7 @@ def test_add_edit_and_remove(env, qtbot, feeds):
     answers = iter([False, True])
     dlg = RulesDialog(
         env.store, _feeds(env), feed_id=a, confirm=lambda *_: next(answers),
-        edit=_answer(words="sponsored", feed=None),
+        edit=_answer(qtbot, words="sponsored", feed=None),
     )  # fmt: skip
     qtbot.addWidget(dlg)
     assert dlg.table.topLevelItemCount() == 0 and not dlg.empty.isHidden()
@@ -126,7 +130,7 @@ def test_add_edit_and_remove(env, qtbot, feeds):
     ]
     assert dlg.empty.isHidden() and dlg.remove_button.isEnabled()
 
-    dlg._edit = _answer(words="football", feed=a, action="star", title_only=True)
+    dlg._edit = _answer(qtbot, words="football", feed=a, action="star", title_only=True)
     dlg.edit_rule()
     (rule,) = env.store.rules()
     assert (rule.query, rule.feed_id, rule.action, rule.title_only) == ("football", a, "star", True)
@@ -146,7 +150,7 @@ def test_a_rule_that_cannot_be_saved_says_why_and_shows_the_dialog_again(
     a, _b = feeds
     warned: list[str] = []
     monkeypatch.setattr(rules_module, "warn", lambda _p, _t, text: warned.append(text))
-    answer = _answer(words="weather", feed=a)
+    answer = _answer(qtbot, words="weather", feed=a)
     dlg = RulesDialog(env.store, _feeds(env), feed_id=a, edit=answer)
     qtbot.addWidget(dlg)
     env.store.delete_feed(a)  # unsubscribed meanwhile (another window, the CLI)
@@ -162,7 +166,7 @@ def test_applying_a_new_rule_to_stored_articles_is_one_undo_step(env, qtbot, fee
     win.select_feed(a)
     win.search.setText("football")
     dlg = win.open_rules()
-    answer = _answer(apply=True)
+    answer = _answer(qtbot, apply=True)
     dlg._edit = answer
     with qtbot.wait_signal(dlg.applyRequested) as sig:
         dlg.add_rule()
@@ -213,6 +217,14 @@ def test_the_preview_follows_typing_once_it_pauses(env, qtbot, feeds):
     qtbot.keyClicks(dlg.words, "weather")
     assert "Type the words" in dlg.preview.text()  # not one count per key
     qtbot.waitUntil(lambda: dlg.preview.text().startswith("3 stored articles"), timeout=3000)
+    # the words changed while a count was under way: only the newer one is shown
+    dlg.words.setText("football")
+    dlg.update_preview()
+    dlg.words.setText("weather")
+    dlg.update_preview()
+    qtbot.waitUntil(dlg.settled, timeout=3000)
+    qtbot.wait(100)  # the older count's answer, if it came late, is passed over
+    assert dlg.preview.text().startswith("3 stored articles")
     dlg.close()
     dlg.words.setText("football")  # closed: no count (its store may be closed too)
     qtbot.wait(2 * rules_module.PREVIEW_DELAY_MS)
