@@ -11,8 +11,9 @@ Scheduling settings, and how long articles are kept, live in SQLite
 ``prefs`` when given (a ``QSettings``, a mapping, or any object with
 ``get``/``set``), else to the store under ``ui.*`` keys. On accept the dialog saves
 only the values changed in it since it opened (one it merely showed may have been
-changed elsewhere meanwhile) and emits what changed. Nothing is applied to the running scheduler from here: the main
-window forwards those signals to the scheduler thread.
+changed elsewhere meanwhile) and emits what changed. Nothing is applied to the
+running scheduler from here: the main window forwards those signals to the
+scheduler thread.
 """
 
 from __future__ import annotations
