@@ -2,7 +2,8 @@
 
 ``test_random_actions`` plays the main window; this plays its dialogs, as a user
 would, on real widgets: Settings (the budget typed, the slider moved, the
-minimum interval, the check boxes, the theme, how long articles are kept,
+minimum interval, the maximum interval by keyboard (never below the minimum), the
+check boxes, the theme, how long articles are kept,
 Restore defaults), Feed properties (title, address, folder, user name, priority,
 minimum interval, how long its articles are kept, images), Add feed (a feed's
 or a site's address on a real HTTP server on 127.0.0.1, a site that links
@@ -76,7 +77,9 @@ from smartreader.subscriptions import feed_address
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
+    DEFAULT_MAX_INTERVAL,
     DEFAULT_MIN_INTERVAL,
+    MAX_INTERVAL_RANGE,
     MIN_INTERVAL_RANGE,
     keep_days_of,
 )
@@ -370,6 +373,9 @@ class Session:
             "min_interval": store.get_number(
                 "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
             ),
+            "max_interval": store.get_number(
+                "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
+            ),
             "keep": keep_days_of(store),
             "content_aware": bool(store.get_setting("content_aware", False)),
             "notifications": bool(prefs.get("notifications", True)),
@@ -528,6 +534,7 @@ class Session:
         return {
             "budget": float(dlg.budget_spin.value()),
             "min_interval": float(dlg.min_interval.value() * 60),
+            "max_interval": dlg.max_interval_s(),
             "keep": dlg.keep_days(),
             "content_aware": dlg.content_aware.isChecked(),
             "notifications": dlg.notifications.isChecked(),
@@ -561,7 +568,8 @@ class Session:
         did = []
         for _ in range(rng.randint(0, 6)):
             what = rng.choice(["budget", "budget", "slider", "interval", "interval", "check",
-                               "theme", "keep", "defaults", "fetch", "again"])  # fmt: skip
+                               "theme", "keep", "defaults", "fetch", "again",
+                               "longest"])  # fmt: skip
             if what == "budget":
                 text = rng.choice(NUMBERS)
                 retype(self.qtbot, dlg.budget_spin, text)
@@ -579,6 +587,13 @@ class Session:
                 retype(self.qtbot, dlg.min_interval, text)
                 self.qtbot.keyClick(dlg.min_interval, Qt.Key.Key_Tab)
                 did.append(f"min interval typed {text!r} -> {dlg.min_interval.value()}")
+            elif what == "longest":  # the keyboard passes over the greyed-out choices
+                dlg.max_interval.setFocus()
+                key = rng.choice([Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_Home, Qt.Key.Key_End])
+                self.qtbot.keyClick(dlg.max_interval, key)
+                did.append(f"max interval {key.name} -> {dlg.max_interval.currentText()}")
+                if dlg.max_interval_s() < dlg.min_interval_s():
+                    self.fail(f"a maximum interval below the minimum chosen: {did[-1]}")
             elif what == "check":
                 box = rng.choice([dlg.notifications, dlg.tray, dlg.close_to_tray,
                                   dlg.content_aware])  # fmt: skip
