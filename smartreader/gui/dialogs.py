@@ -534,6 +534,11 @@ class FeedPropertiesDialog(QDialog):
             except Exception:  # a hint is not worth failing the dialog over
                 overlaps = []
         self.overlaps = overlaps
+        try:
+            self.rules = list(store.rules(feed_id=feed_id))
+        except Exception:  # a note is not worth failing the dialog over
+            log.exception("reading the feed's rules failed")
+            self.rules = []
         if credentials is None:
             from smartreader.net import credentials as creds_module
 
@@ -627,7 +632,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Keep read articles:", self.keep)
         form.addRow("", self.load_images)
         lay.addLayout(form)
-        self.info = info = QLabel(self._info_html(feed, overlaps))
+        self.info = info = QLabel(self._info_html(feed, overlaps, self.rules))
         info.setTextFormat(Qt.TextFormat.RichText)  # escaped in _info_html
         info.setWordWrap(True)
         info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -646,7 +651,7 @@ class FeedPropertiesDialog(QDialog):
         open_size(self, max(520, self.fontMetrics().averageCharWidth() * 85))
 
     @staticmethod
-    def _info_html(feed: Any, overlaps: Sequence[str] = ()) -> str:
+    def _info_html(feed: Any, overlaps: Sequence[str] = (), rules: Sequence[Any] = ()) -> str:
         lines = [
             f"Last checked: {_fmt_time(feed.last_fetched)}",
             f"Last successful: {_fmt_time(feed.last_success)}",
@@ -665,6 +670,14 @@ class FeedPropertiesDialog(QDialog):
         for hint in overlaps:
             # Roitman et al. Table 2: e.g. one feed's content contained in another's
             lines.append(f"Content: {html.escape(hint)}")
+        if rules:  # what happens to its new articles, and where that is changed
+            said = [
+                f"“{html.escape(r.query)}”{' in titles' if r.title_only else ''} "
+                f"{'stars' if r.action == 'star' else 'marks read'}"
+                f"{' (every feed)' if r.feed_id is None else ''}"
+                for r in rules
+            ]
+            lines.append(f"Rules (Feed ▸ Rules…): {'; '.join(said)}")
         return "<br>".join(lines)
 
     def show_error(self, message: str, *, field: QWidget | None = None) -> None:

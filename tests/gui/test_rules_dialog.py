@@ -229,3 +229,21 @@ def test_the_preview_follows_typing_once_it_pauses(env, qtbot, feeds):
     dlg.words.setText("football")  # closed: no count (its store may be closed too)
     qtbot.wait(2 * rules_module.PREVIEW_DELAY_MS)
     assert dlg.preview.text().startswith("3 stored articles")
+
+
+def test_feed_properties_name_the_rules_that_apply_to_the_feed(env, qtbot, feeds):
+    from smartreader.gui.dialogs import FeedPropertiesDialog
+
+    a, b = feeds
+    env.store.add_rule("football", feed_id=a, title_only=True, action="star", now=0.0)
+    env.store.add_rule("<sponsored>", now=0.0)
+    dlg = FeedPropertiesDialog(env.store, a, overlaps=[])
+    qtbot.addWidget(dlg)
+    assert (
+        "Rules (Feed ▸ Rules…): “football” in titles stars; “&lt;sponsored&gt;” marks read "
+        "(every feed)" in dlg.info.text()
+    )
+    other = FeedPropertiesDialog(env.store, b, overlaps=[])
+    qtbot.addWidget(other)
+    assert "“&lt;sponsored&gt;” marks read (every feed)" in other.info.text()
+    assert "football" not in other.info.text()
