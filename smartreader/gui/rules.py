@@ -331,6 +331,12 @@ class RulesDialog(QDialog):
 
     def _run(self, dlg: RuleDialog, save: Callable[[dict[str, Any]], int]) -> None:
         """Show ``dlg`` until it is cancelled or ``save`` takes its values."""
+        try:
+            self._edit_until_saved(dlg, save)
+        finally:
+            dlg.deleteLater()  # one per Add or Edit, else kept until Rules closes
+
+    def _edit_until_saved(self, dlg: RuleDialog, save: Callable[[dict[str, Any]], int]) -> None:
         while self._edit(dlg):
             values = dlg.values()
             try:

@@ -129,6 +129,7 @@ def test_add_edit_and_remove(env, qtbot, feeds):
         "0 articles",
     ]
     assert dlg.empty.isHidden() and dlg.remove_button.isEnabled()
+    qtbot.waitUntil(lambda: not dlg.findChildren(RuleDialog), timeout=3000)  # not kept
 
     dlg._edit = _answer(qtbot, words="football", feed=a, action="star", title_only=True)
     dlg.edit_rule()
