@@ -6,7 +6,7 @@ Fetches come from the worker as they do in use: its own plan (a clock running
 ``SPEED`` times faster than real time, handed to the updater, its fetcher and the
 worker's timer; budget and minimum interval set in Settings) and the user's
 refreshes. A step is one user action (keys, clicks, the menus' actions, Add
-feed, Settings, Compact, Undo, quitting and starting again) or a change on the
+feed, Settings, Feed ▸ Rules…, Compact, Undo, quitting and starting again) or a change on the
 servers; several are races on purpose: the user deletes, renames or moves a
 feed, deletes a folder, marks everything read, changes Settings, compacts,
 undoes an unsubscribe or quits while a fetch is on the wire (a slow answer),
@@ -20,7 +20,9 @@ updates is turned on and off. Then the step waits until the app is quiet (see
   unread counts, the window title; the list: the query the window asks for,
   every article of it listed once, none deleted, flags as stored; the article
   open exists;
-* read and starred flags change only by the user's steps (opening reads one,
+* read and starred flags change only by the user's step (or by a rule the
+  session added in Feed ▸ Rules…, to new articles its words match, or applied
+  at once to the stored ones)s (opening reads one,
   "m" and "s" one, Shift+A only what its list was read from: an article a
   fetch stores meanwhile stays unread); no stored article is lost, except with
   the feed the user deleted; feeds' names and folders change only by the
@@ -69,7 +71,15 @@ from smartreader.gui import mainwindow, settings
 from smartreader.gui.alerts import feed_problem
 from smartreader.gui.models import COL_TITLE, RowRole, StatusRole
 from smartreader.storage import Store, db_path
-from tests.e2e.random_app_support import FETCH_STATUS, App, FakeClock, NotQuiet, Site, World
+from tests.e2e.random_app_support import (
+    FETCH_STATUS,
+    WORDS,
+    App,
+    FakeClock,
+    NotQuiet,
+    Site,
+    World,
+)
 from tests.gui.tree_check import expected_query, tree_problems
 from tests.shared import seeds_from_env
 
@@ -152,6 +162,7 @@ class Session:
             mainwindow, "warn", lambda _p, title, text: self.warned.append(f"{title}: {text}")
         )
         self.rename_to = "x"
+        self.rules_seen: set[tuple[str, int | None, bool, str]] = set()
         mp.setattr(QInputDialog, "getText", lambda *_a, **_k: (self.rename_to, True))
         # Settings ▸ Compact shows with 1 MB to give back; these databases are small
         mp.setattr(settings, "COMPACT_MIN_FREE", 0)
@@ -458,17 +469,25 @@ class Session:
                 problems.append(f"feed {fid} was deleted, its articles {left[:8]} are not")
         if any(e[0] == "any" for e in effects):
             return problems
+        # a rule applied to stored articles now (Feed ▸ Rules…), and what rules may
+        # do to new ones: what they match by their words now
+        applied = {c: {i for e in effects if e[0] == "rule_apply" and e[1] == c for i in e[2]}
+                   for c in ("read", "starred")}  # fmt: skip
+        ruled = self._ruled({i for i in after if i not in before})
         budget = {k: sum(1 for e in effects if e[0] == k) for k in ("open", "toggle", "star")}
         marks = [e for e in effects if e[0] == "mark_all"]
         bad = []
         for i, (fid, uid, read, starred) in after.items():
             was_read, was_starred = (before[i][2], before[i][3]) if i in before else (False, False)
-            if starred != was_starred:
+            star_ruled = starred and (i in applied["starred"] or i in ruled["star"])
+            if starred != was_starred and not star_ruled:
                 if budget["star"] > 0:
                     budget["star"] -= 1
                 else:
                     bad.append(f"article {i} ({uid}) {'starred' if starred else 'unstarred'}")
             if read == was_read:
+                continue
+            if read and (i in applied["read"] or i in ruled["read"]):
                 continue
             if read and any(_marked_by(e, i, fid) for e in marks):
                 continue
@@ -482,6 +501,18 @@ class Session:
         if bad:
             problems.append(f"flags changed by no user action ({effects}): " + "; ".join(bad[:8]))
         return problems
+
+    def _ruled(self, new: set[int]) -> dict[str, set[int]]:
+        """Of the articles ``new`` since the last check, those a rule (any added
+        in this session, removed since or not) matches now, by its action."""
+        out: dict[str, set[int]] = {"read": set(), "star": set()}
+        if not new:
+            return out
+        for query, feed_id, title_only, action in self.rules_seen:
+            out[action] |= new & set(
+                self.store.rule_matches(query, feed_id=feed_id, title_only=title_only)
+            )
+        return out
 
     # -- user actions: each returns what it did, for the log --------------------------
 
@@ -710,6 +741,53 @@ class Session:
             f"Settings: budget {budget}, min interval {minutes} min, max interval "
             f"{longest / 3600:g} h, {'OK' if ok else 'Cancel'}",
             ("none",),
+        )
+
+    def a_rules(self, c: int) -> tuple[str, tuple[Any, ...]]:
+        """Feed ▸ Rules…: a rule added (sometimes applied to the stored articles at
+        once), or one removed."""
+        rng = random.Random(c)
+        dlg = self.win.open_rules()
+        dlg._confirm = lambda *_a: True
+        rules = self.store.rules()
+        if rules and rng.random() < 0.3:
+            rule = rng.choice(rules)
+            dlg.table.setCurrentItem(
+                next(
+                    dlg.table.topLevelItem(k)
+                    for k in range(dlg.table.topLevelItemCount())
+                    if dlg.table.topLevelItem(k).data(0, Qt.ItemDataRole.UserRole) == rule.id
+                )
+            )
+            dlg.remove_rule()
+            dlg.close()
+            return f"rules: removed {rule.query!r}", ("none",)
+        words = " ".join(w.lower() for w in rng.sample(WORDS, rng.choice([1, 1, 2])))
+        asked: dict[str, Any] = {}
+
+        def edit(rd: Any) -> bool:
+            rd.words.setText(words)
+            if rng.random() < 0.4:
+                rd.scope.setCurrentIndex(rng.randrange(rd.scope.count()))
+            rd.action.setCurrentIndex(rng.randrange(rd.action.count()))
+            rd.title_only.setChecked(rng.random() < 0.3)
+            rd.update_preview()
+            self.qtbot.waitUntil(rd.settled, timeout=10_000)
+            if rng.random() < 0.5:
+                rd.apply_now.setChecked(True)
+            asked.update(rd.values(), ids=rd.ids_to_apply())
+            return True
+
+        dlg._edit = edit
+        dlg.add_rule()
+        dlg.close()
+        v = asked
+        self.rules_seen.add((v["query"], v["feed_id"], v["title_only"], v["action"]))
+        column = "starred" if v["action"] == "star" else "read"
+        return (
+            f"rules: added {v['query']!r} feed {v['feed_id']} title_only {v['title_only']} "
+            f"{v['action']}, applied to {len(v['ids'])}",
+            ("rule_apply", column, set(v["ids"])),
         )
 
     def a_undo(self, _c: int) -> tuple[str, tuple[Any, ...]]:
@@ -967,7 +1045,7 @@ class Session:
         "delete_folder": 1, "rename": 2, "move": 2, "settings": 2, "undo": 2, "retry": 3,
         "clock_jump": 1, "restart": 2, "pause": 2, "world": 14, "race_delete": 4,
         "race_delete_folder": 1, "race_rename": 2, "race_move": 2, "race_mark_all": 3,
-        "race_settings": 1, "race_quit": 1, "race_add_quit": 1, "compact": 1,
+        "race_settings": 1, "race_quit": 1, "race_add_quit": 1, "compact": 1, "rules": 2,
     }  # fmt: skip
 
     # -- running -----------------------------------------------------------------------
