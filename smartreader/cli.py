@@ -813,7 +813,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_budget(args: argparse.Namespace) -> int:
     from smartreader.core.scheduler import requests_per_24h
-    from smartreader.updater import Updater
+    from smartreader.updater import Updater, check_ranges
 
     per_day = args.per_day
     if per_day is not None and math.isfinite(per_day) and not per_day.is_integer():
@@ -822,6 +822,8 @@ def cmd_budget(args: argparse.Namespace) -> int:
             f"the request budget is a whole number of requests per day: "
             f"{per_day:g} is not (use {math.floor(per_day):g} or {math.ceil(per_day):g})"
         )
+    # before a folder with no database gets one for a value that is refused
+    check_ranges(per_day=per_day, shortest=args.min_interval, longest=args.max_interval)
     # shown, nothing is written (a read-only folder is read); a new value starts a
     # collection in a folder with none, as `add` does
     setting = per_day is not None or args.min_interval is not None or args.max_interval is not None

@@ -124,6 +124,22 @@ class LoginRequired(FetchError):
         self.refused = refused
 
 
+def check_ranges(
+    *, per_day: float | None = None, shortest: float | None = None, longest: float | None = None
+) -> None:
+    """Raise UsageError for a budget, minimum or maximum interval out of range (a
+    NaN included); None: not given. Needs no database: a command checks before it
+    opens, and perhaps creates, one."""
+    budget = f"the request budget must be between {BUDGET_RANGE[0]:g} and {BUDGET_RANGE[1]:g}"
+    for value, (lo, hi), message in (
+        (per_day, BUDGET_RANGE, f"{budget} per day"),
+        (shortest, MIN_INTERVAL_RANGE, "the minimum interval must be between 1 minute and 1 day"),
+        (longest, MAX_INTERVAL_RANGE, "the maximum interval must be between 1 hour and 1 week"),
+    ):
+        if value is not None and not lo <= value <= hi:
+            raise UsageError(message)
+
+
 @dataclass(frozen=True)
 class UpdateResult:
     """What one fetch attempt did; crosses threads as plain data."""
@@ -323,17 +339,13 @@ class Updater:
             return self.scheduler.config.max_interval
 
     def set_budget(self, per_day: float) -> None:
-        lo, hi = BUDGET_RANGE
-        if not lo <= per_day <= hi:
-            raise UsageError(f"the request budget must be between {lo:g} and {hi:g} per day")
+        check_ranges(per_day=per_day)
         self.store.set_setting("budget_per_day", float(per_day))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())
 
     def set_min_interval(self, seconds: float) -> None:
-        lo, hi = MIN_INTERVAL_RANGE
-        if not lo <= seconds <= hi:
-            raise UsageError("the minimum interval must be between one minute and one day")
+        check_ranges(shortest=seconds)
         self.store.set_setting("min_interval", float(seconds))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())
@@ -342,12 +354,7 @@ class Updater:
         """Raise UsageError unless the minimum and maximum intervals given (None:
         the one in force) are each in range and the minimum is not the longer
         (the command line sets both at once; Settings prevents the second)."""
-        lo, hi = MIN_INTERVAL_RANGE
-        if shortest is not None and not lo <= shortest <= hi:
-            raise UsageError("the minimum interval must be between one minute and one day")
-        lo, hi = MAX_INTERVAL_RANGE
-        if longest is not None and not lo <= longest <= hi:
-            raise UsageError("the maximum interval must be between one hour and one week")
+        check_ranges(shortest=shortest, longest=longest)
         a = self.min_interval() if shortest is None else shortest
         b = self.max_interval() if longest is None else longest
         if a > b:
@@ -357,9 +364,7 @@ class Updater:
             )
 
     def set_max_interval(self, seconds: float) -> None:
-        lo, hi = MAX_INTERVAL_RANGE
-        if not lo <= seconds <= hi:
-            raise UsageError("the maximum interval must be between one hour and one week")
+        check_ranges(longest=seconds)
         self.store.set_setting("max_interval", float(seconds))
         with self._lock:
             self.scheduler.set_config(self._config(), self.now())

@@ -63,9 +63,9 @@ def test_a_duration_without_a_unit_is_refused_by_name(folder, capsys, text):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--max-interval", "30m"], "between one hour and one week"),
-        (["--max-interval", "8d"], "between one hour and one week"),
-        (["--min-interval", "2d"], "between one minute and one day"),
+        (["--max-interval", "30m"], "between 1 hour and 1 week"),
+        (["--max-interval", "8d"], "between 1 hour and 1 week"),
+        (["--min-interval", "2d"], "between 1 minute and 1 day"),
         (
             ["--min-interval", "2h", "--max-interval", "1h"],
             "minimum interval (2 h) would be longer",
@@ -88,3 +88,11 @@ def test_a_minimum_above_the_maximum_in_force_is_refused(folder, capsys):
         in capsys.readouterr().err
     )
     assert _settings(folder) == (None, None, 10_800.0)
+
+
+@pytest.mark.parametrize("argv", [["--max-interval", "9d"], ["0"], ["--min-interval", "2d"]])
+def test_a_value_out_of_range_starts_no_data_folder(tmp_path, capsys, argv):
+    new = tmp_path / "new" / "data"
+    assert main(["budget", *argv, "--data-dir", str(new)]) == 1
+    assert "must be between" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()

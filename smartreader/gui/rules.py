@@ -355,7 +355,16 @@ class RulesDialog(QDialog):
     @Slot()
     def add_rule(self) -> None:
         dlg = RuleDialog(self.store, self.feeds, self, feed_id=self._feed_id, words=self._words)
-        self._run(dlg, lambda v: int(self.store.add_rule(now=self._now(), **v)))
+
+        def save(v: dict[str, Any]) -> int:
+            # the same rule again (to apply it to the stored articles too) is not a twin
+            for r in self.rules():
+                same = (v["query"], v["feed_id"], v["title_only"], v["action"])
+                if (r.query, r.feed_id, r.title_only, r.action) == same:
+                    return r.id
+            return int(self.store.add_rule(now=self._now(), **v))
+
+        self._run(dlg, save)
 
     @Slot()
     def edit_rule(self) -> None:

@@ -248,3 +248,18 @@ def test_feed_properties_name_the_rules_that_apply_to_the_feed(env, qtbot, feeds
     qtbot.addWidget(other)
     assert "“&lt;sponsored&gt;” marks read (every feed)" in other.info.text()
     assert "football" not in other.info.text()
+
+
+def test_the_same_rule_again_is_not_a_twin_but_still_applies(env, qtbot, feeds):
+    dlg = RulesDialog(env.store, _feeds(env), edit=_answer(qtbot, words="weather"))
+    qtbot.addWidget(dlg)
+    dlg.add_rule()
+    (rule,) = env.store.rules()
+    dlg._edit = _answer(qtbot, words="  weather ", apply=True)
+    with qtbot.wait_signal(dlg.applyRequested) as sig:
+        dlg.add_rule()
+    assert [r.id for r in env.store.rules()] == [rule.id]
+    assert len(sig.args[0]) == 3 and dlg.table.topLevelItemCount() == 1
+    dlg._edit = _answer(qtbot, words="weather", action="star")  # another action: a rule
+    dlg.add_rule()
+    assert len(env.store.rules()) == 2
