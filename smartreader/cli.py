@@ -955,16 +955,12 @@ def cmd_rule_add(args: argparse.Namespace) -> int:
     action = "star" if args.star else "read"
     Store.rule_values(query, args.feed, args.title_only, action)  # no word: nothing made
     with _open_store(args, creates=True) as store:
-        same = [
-            r.id
-            for r in store.rules()
-            if (r.query, r.feed_id, r.title_only, r.action)
-            == (query, args.feed, args.title_only, action)
-        ]
+        terms = {"feed_id": args.feed, "title_only": args.title_only, "action": action}
+        same = store.find_rule(query, **terms)
         text = _rule_text(store, query, args.feed, args.title_only, action)
-        if same:
+        if same is not None:
             # the same command again with --apply (as told below) adds no twin
-            print(f"rule [{same[0]}] already does this: {text}")
+            print(f"rule [{same}] already does this: {text}")
         else:
             rid = store.add_rule(
                 query,
@@ -974,16 +970,9 @@ def cmd_rule_add(args: argparse.Namespace) -> int:
                 now=time.time(),
             )
             print(f"added rule [{rid}]: {text}")
-        match = store.rule_matches(query, feed_id=args.feed, title_only=args.title_only)
-        change = store.rule_matches(
-            query,
-            feed_id=args.feed,
-            title_only=args.title_only,
-            unread_only=action == "read",
-            unstarred_only=action == "star",
-        )
-        stored = count_of(len(match), "stored article")
-        verb = "matches" if len(match) == 1 else "match"
+        match, change = store.rule_preview(query, **terms)
+        stored = count_of(match, "stored article")
+        verb = "matches" if match == 1 else "match"
         ones = count_of(len(change), "unread one" if action == "read" else "unstarred one")
         done = "read" if action == "read" else "starred"
         if not match:

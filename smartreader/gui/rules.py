@@ -177,17 +177,14 @@ class RuleDialog(QDialog):
             return
         serial, store, relay = self._serial, self.store, self._relay
         star = v["action"] == "star"
-        kw = {"feed_id": v["feed_id"], "title_only": v["title_only"]}
+        kw = {"feed_id": v["feed_id"], "title_only": v["title_only"], "action": v["action"]}
 
         def count() -> None:
             result: object
             try:
                 reader = store.reader()
                 try:
-                    n = len(reader.rule_matches(v["query"], **kw))
-                    ids = reader.rule_matches(
-                        v["query"], unread_only=not star, unstarred_only=star, **kw
-                    )
+                    n, ids = reader.rule_preview(v["query"], **kw)
                 finally:
                     reader.close()
                 result = (star, n, ids)
@@ -358,18 +355,18 @@ class RulesDialog(QDialog):
 
         def save(v: dict[str, Any]) -> int:
             # the same rule again (to apply it to the stored articles too) is not a twin
-            for r in self.rules():
-                same = (v["query"], v["feed_id"], v["title_only"], v["action"])
-                if (r.query, r.feed_id, r.title_only, r.action) == same:
-                    return r.id
-            return int(self.store.add_rule(now=self._now(), **v))
+            same = self.store.find_rule(**v)
+            return int(self.store.add_rule(now=self._now(), **v)) if same is None else same
 
         self._run(dlg, save)
 
+    def _selected_rule(self) -> Rule | None:
+        rid = self.selected_id()
+        return next((r for r in self.rules() if r.id == rid), None)
+
     @Slot()
     def edit_rule(self) -> None:
-        rid = self.selected_id()
-        rule = next((r for r in self.rules() if r.id == rid), None)
+        rule = self._selected_rule()
         if rule is None:
             return
         dlg = RuleDialog(self.store, self.feeds, self, rule=rule)
@@ -382,8 +379,7 @@ class RulesDialog(QDialog):
 
     @Slot()
     def remove_rule(self) -> None:
-        rid = self.selected_id()
-        rule = next((r for r in self.rules() if r.id == rid), None)
+        rule = self._selected_rule()
         if rule is None:
             return
         if not self._confirm(

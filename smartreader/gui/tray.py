@@ -223,7 +223,7 @@ class TrayIcon(QObject):
         """Connect to ``SchedulerThread.feedUpdated``: gathers new items of
         background updates into one notification."""
         # what a rule marked read is not news (the rule muted it)
-        news = int(result.new_entries) - int(getattr(result, "ruled_read", 0))
+        news = int(result.new_entries) - int(result.ruled_read)
         if result.manual or news <= 0 or not self.notifications:
             return
         self._new[int(result.feed_id)] += news

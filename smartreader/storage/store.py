@@ -1734,17 +1734,22 @@ class Store:
             if db.execute("DELETE FROM rules WHERE id = ?", (rule_id,)).rowcount == 0:
                 raise UsageError(f"no rule with id {rule_id}")
 
-    def rule_matches(
-        self,
-        query: str,
-        *,
-        feed_id: int | None = None,
-        title_only: bool = False,
-        unread_only: bool = False,
-        unstarred_only: bool = False,
-    ) -> list[int]:
-        """Ids of the stored articles a rule with these terms matches (its preview,
-        and what applying it to them now would change), newest first."""
+    def find_rule(
+        self, query: str, *, feed_id: int | None = None, title_only: bool = False, action: str
+    ) -> int | None:
+        """The id of a rule that does exactly this already (None: none does): adding
+        it again, to apply it to the stored articles too, must not make a twin."""
+        same = (" ".join(query.split()), feed_id, bool(title_only), action)
+        for r in self.rules():
+            if (r.query, r.feed_id, r.title_only, r.action) == same:
+                return r.id
+        return None
+
+    def _rule_rows(
+        self, query: str, feed_id: int | None, title_only: bool
+    ) -> list[tuple[int, bool, bool]]:
+        """(id, read, starred) of the stored articles a rule with these terms
+        matches, newest first."""
         cond = search_filter(
             " ".join(query.split()), self._search, prefix=False, title_only=title_only
         )
@@ -1754,15 +1759,39 @@ class Store:
         if feed_id is not None:
             where.append("feed_id = ?")
             params.append(feed_id)
-        if unread_only:
-            where.append("read = 0")
-        if unstarred_only:
-            where.append("starred = 0")
         rows = self._q(
-            f"SELECT id FROM entries WHERE {' AND '.join(where)} ORDER BY sort_time DESC, id",
+            f"SELECT id, read, starred FROM entries WHERE {' AND '.join(where)} "
+            "ORDER BY sort_time DESC, id",
             params,
         )
-        return [int(r[0]) for r in rows]
+        return [(int(r[0]), bool(r[1]), bool(r[2])) for r in rows]
+
+    def rule_matches(
+        self,
+        query: str,
+        *,
+        feed_id: int | None = None,
+        title_only: bool = False,
+        unread_only: bool = False,
+        unstarred_only: bool = False,
+    ) -> list[int]:
+        """Ids of the stored articles a rule with these terms matches, newest first
+        (``unread_only``, ``unstarred_only``: those not read, not starred)."""
+        return [
+            i
+            for i, read, starred in self._rule_rows(query, feed_id, title_only)
+            if not (unread_only and read) and not (unstarred_only and starred)
+        ]
+
+    def rule_preview(
+        self, query: str, *, feed_id: int | None = None, title_only: bool = False, action: str
+    ) -> tuple[int, list[int]]:
+        """How many stored articles a rule with these terms matches, and the ids of
+        those applying it now would change (unread ones for "read", unstarred ones
+        for "star"), in one query: the dialog counts as the user types."""
+        rows = self._rule_rows(query, feed_id, title_only)
+        flag = 2 if action == "star" else 1
+        return len(rows), [r[0] for r in rows if not r[flag]]
 
     def known_uids(self, feed_id: int, uids: Sequence[str]) -> set[str]:
         """Which of these uids the feed has delivered before (for is_new flags):

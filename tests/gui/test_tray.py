@@ -22,6 +22,7 @@ class Result:
     new_entries: int
     manual: bool = False
     missed_estimate: float = 0.0
+    ruled_read: int = 0
 
 
 def _red_pixels(icon) -> int:

@@ -222,3 +222,18 @@ def test_an_older_read_only_database_has_no_rules(tmp_path):
         assert store.rules() == []
         with pytest.raises(UsageError, match="older version"):
             store.add_rule("zebra", now=T0)
+
+
+def test_preview_and_twin_lookup(store, feeds):
+    a, _ = feeds
+    _fetch(store, a, _entry("1", "Crypto one"), _entry("2", "Crypto two"), _entry("3", "Other"))
+    ids = {r[1]: r[0] for r in store._q("SELECT id, uid FROM entries")}
+    store.set_read([ids["1"]])
+    store.set_starred([ids["2"]])
+    assert store.rule_preview("crypto", action="read") == (2, [ids["2"]])
+    assert store.rule_preview("crypto", action="star") == (2, [ids["1"]])
+    assert store.rule_preview("crypto", feed_id=feeds[1], action="read") == (0, [])
+    rid = store.add_rule("crypto", feed_id=a, action="star", now=T0)
+    assert store.find_rule("  crypto ", feed_id=a, action="star") == rid
+    assert store.find_rule("crypto", feed_id=a, action="read") is None
+    assert store.find_rule("crypto", feed_id=a, title_only=True, action="star") is None
