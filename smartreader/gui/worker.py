@@ -68,7 +68,8 @@ class SchedulerWorker(QObject):
         progress(int, int): done, total of the current run.
         updateStarted(bool): a run began; True for a user-initiated refresh. Scheduled
             runs announce themselves only once a feed is actually fetched.
-        updateFinished(): the run announced by ``updateStarted`` ended.
+        updateFinished(): the run announced by ``updateStarted`` ended; sent after
+            the ``statusChanged`` that says so.
         nextWakeup(float): epoch seconds of the next planned fetch (``math.inf`` when
             nothing is planned).
         alertRaised(object): an ``UpdateResult`` whose ``missed_estimate`` > 0.
@@ -414,10 +415,12 @@ class SchedulerWorker(QObject):
                 self._run_cancel = None
             self._last_run_fetched = fetched > 0 or manual
             self._updating = False
-            if started:
-                self.updateFinished.emit()
         self._arm()
+        # the status (no longer updating) goes first: a slot of updateFinished
+        # then sees the status bar as it will stay
         self._emit_status()
+        if started:
+            self.updateFinished.emit()
 
     def _emit_status(self) -> None:
         try:

@@ -102,6 +102,28 @@ def test_refresh_all_reports_every_feed_and_alerts(qtbot, env, server):
     assert not _timers_active(sched.worker)
 
 
+def test_the_status_says_done_before_the_run_is_announced_finished(qtbot, env):
+    # a slot of updateFinished (the window's, a test's) must find the status bar
+    # already past "Updating…": CI once read it between the two signals
+    up, _ids = env(2)
+    sched = SchedulerThread(up, autostart_polling=False)
+    seen: list[str] = []
+    sched.statusChanged.connect(lambda s: seen.append("updating" if s.updating else "idle"))
+    sched.updateStarted.connect(lambda _manual: seen.append("started"))
+    sched.updateFinished.connect(lambda: seen.append("finished"))
+    sched.start()
+    try:
+        for _ in range(2):
+            with qtbot.wait_signal(sched.updateFinished, timeout=10_000):
+                sched.refresh_all()
+            assert seen[-1] == "finished"
+            assert seen[-2] == "idle", seen
+            assert "updating" in seen[seen.index("started") :]
+            seen.clear()
+    finally:
+        assert sched.shutdown()
+
+
 def test_budget_reaches_updater_and_status_follows(qtbot, env):
     up, _ids = env(1)
     sched = SchedulerThread(up)
