@@ -88,6 +88,18 @@ def test_ids_icon_and_command_agree():
     assert f"apps/{APP_ID}.svg" in installs and f"apps/{APP_ID}.png" in installs
 
 
+def test_the_flatpak_installs_every_dependency_as_pyproject_pins_it():
+    # its modules install dependencies by an explicit list (--no-deps for ours):
+    # a dependency added to pyproject only was missing from the Flatpak
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    manifest = json.loads(FLATPAK.read_text(encoding="utf-8"))
+    installs = " ".join(" ".join(m.get("build-commands", [])) for m in manifest["modules"])
+    for dep in pyproject["project"]["dependencies"]:
+        if dep.startswith("PySide6"):
+            continue  # from the PySide BaseApp
+        assert f"'{dep}'" in installs, f"the Flatpak does not install {dep}"
+
+
 def _png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     w, h = struct.unpack(">II", data[16:24])
