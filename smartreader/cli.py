@@ -715,6 +715,7 @@ def cmd_feeds(args: argparse.Namespace) -> int:
                             ),
                             "keep_days": f.keep_days,
                             "load_images": f.load_images,
+                            "full_text": f.full_text,
                         }
                         for f in feeds
                     ],

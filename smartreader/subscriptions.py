@@ -109,6 +109,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str | None
     ),
     "keepDays": ("keep_days", _number(0, 36500), lambda d: None if d is None else f"{d:g}"),
     "loadImages": ("load_images", _flag, lambda b: "true" if b else None),
+    "fullText": ("full_text", _flag, lambda b: "true" if b else None),
     "title": ("user_title", _text, lambda t: t or None),
 }
 

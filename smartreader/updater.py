@@ -53,10 +53,18 @@ from smartreader.net.discover import (
     looks_like_page,
 )
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host, may_send_credentials
+from smartreader.net.fulltext import FullTextError, fetch_full_article, without_title
 from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
 from smartreader.net.urls import typed_address
-from smartreader.storage.store import Feed, FetchRecord, PurgeResult, Store, is_https_upgrade
+from smartreader.storage.store import (
+    Feed,
+    FetchRecord,
+    FullText,
+    PurgeResult,
+    Store,
+    is_https_upgrade,
+)
 from smartreader.text import duration_text, local_time_text
 
 DEFAULT_BUDGET_PER_DAY = 1000.0
@@ -372,6 +380,26 @@ class Updater:
     def keep_days(self) -> tuple[float, float]:
         """How many days read and unread articles are kept (0: for ever)."""
         return keep_days_of(self.store)
+
+    def load_full_article(self, entry_id: int) -> FullText:
+        """Fetch an article's own page, extract the article from it and keep it
+        (``Store.save_full_article``), for a feed that carries only a summary.
+
+        Any thread (the GUI loads pages beside the scheduler's runs): the fetcher
+        is shared, so a host's Retry-After holds here too and a 429 here holds
+        for its feeds. Not a feed fetch: no budget is spent, nothing is learned.
+        Raises ``FullTextError`` (a message for the user) when the page cannot
+        be loaded or holds no article, ``UsageError`` when the article is gone."""
+        entry = self.store.entry(entry_id)
+        if not entry.link:
+            raise FullTextError("This article has no link to load its page from")
+        feed = self.store.feed(entry.feed_id)
+        page = fetch_full_article(self.fetcher, entry.link, source=feed.url)
+        text = without_title(page.html, entry.title)  # the pane shows the title above
+        fetched = self.now()
+        if not self.store.save_full_article(entry_id, page.url, text, fetched):
+            raise UsageError("The article was deleted while its page loaded")
+        return FullText(entry_id, page.url, text, fetched)
 
     def cleanup(
         self, *, force: bool = False, cancel: threading.Event | None = None

@@ -336,7 +336,23 @@ CREATE INDEX rules_feed ON rules (feed_id);
 """
 
 
+# v14: full articles. For a feed that carries only a summary, the article's own
+# page, extracted and sanitised, is kept next to the entry (its own table: most
+# entries have none, and the feed's text stays as the feed sent it). It goes with
+# the entry (purge, unsubscribe). ``full_text`` on a feed: load it by itself when an
+# article of the feed is opened.
+_V14 = """
+CREATE TABLE full_texts (
+    entry_id    INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+    url         TEXT NOT NULL,
+    html        TEXT NOT NULL,
+    fetched     REAL NOT NULL
+);
+ALTER TABLE feeds ADD COLUMN full_text INTEGER NOT NULL DEFAULT 0 CHECK (full_text IN (0, 1));
+"""
+
+
 MIGRATIONS: list[str] = [
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14
 ]  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

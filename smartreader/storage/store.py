@@ -24,7 +24,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -85,6 +85,8 @@ class Feed:
     previous_urls: tuple[str, ...] = ()  # addresses it moved from, newest last
     # None: as in Settings; 0: keep every article; N: delete read ones after N days
     keep_days: float | None = None
+    # load an article's page (Store.full_article) by itself when it is opened
+    full_text: bool = False
 
     @property
     def display_title(self) -> str:
@@ -108,6 +110,17 @@ class Entry:
     enclosures: tuple[Enclosure, ...]
     read: bool
     starred: bool
+
+
+@dataclass(frozen=True)
+class FullText:
+    """An article's own page, as loaded for a feed that carries only a summary:
+    the article extracted from it and sanitised (``net.fulltext``)."""
+
+    entry_id: int
+    url: str  # the address that answered
+    html: str
+    fetched: float
 
 
 @dataclass(frozen=True)
@@ -312,6 +325,8 @@ class FeedSnapshot:
     feed: dict[str, Any]  # its feeds row, by column, without the folder's id
     folder: str | None  # the folder's name
     tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]  # FEED_TABLES: columns, rows
+    # loaded full articles, by their entry's uid (ids may change on restore)
+    full_texts: list[tuple[str, str, str, float]] = field(default_factory=list)
 
 
 def _previous_urls(r: sqlite3.Row) -> tuple[str, ...]:
@@ -412,6 +427,12 @@ def _warnings(raw: Any) -> tuple[str, ...]:
     except (TypeError, ValueError):
         return ()
     return tuple(w for w in ws if isinstance(w, str)) if isinstance(ws, list) else ()
+
+
+def _flag_column(r: sqlite3.Row, name: str) -> bool:
+    """A 0/1 column added after v1 (absent from the light query and from an older
+    database opened read-only: then off)."""
+    return name in r.keys() and bool(r[name])  # noqa: SIM118
 
 
 def _keep_days(r: sqlite3.Row) -> float | None:
@@ -1115,6 +1136,7 @@ class Store:
             scheduler_state=state,
             previous_urls=_previous_urls(r),
             keep_days=_keep_days(r),
+            full_text=_flag_column(r, "full_text"),
         )
 
     def feed(self, feed_id: int) -> Feed:
@@ -1144,12 +1166,13 @@ class Store:
             "status",
             "url",
             "keep_days",
+            "full_text",
         }
     )
 
     def update_feed(self, feed_id: int, **changes: Any) -> None:
         """Change user-facing settings: user_title, folder (name or None), weight,
-        min_interval, load_images, auth_username, status, url, keep_days."""
+        min_interval, load_images, auth_username, status, url, keep_days, full_text."""
         sets: list[str] = []
         params: list[Any] = []
         new_folder = None  # made in the update's transaction: a refused one makes none
@@ -1195,7 +1218,7 @@ class Store:
             if key == "user_title" and value is not None:
                 value = _name(value) or None
             sets.append(f"{key} = ?")
-            params.append(int(value) if key == "load_images" else value)
+            params.append(int(bool(value)) if key in ("load_images", "full_text") else value)
         return sets, params
 
     def delete_feed(self, feed_id: int) -> tuple[float, ...]:
@@ -1219,13 +1242,16 @@ class Store:
         return spent
 
     def feed_text_bytes(self, feed_id: int) -> int:
-        """The UTF-8 size of a feed's articles' titles and text."""
+        """The UTF-8 size of a feed's articles' titles and text (full articles
+        loaded for them included)."""
         return int(
             self._q(
                 "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB)) + "
                 "LENGTH(CAST(summary AS BLOB)) + LENGTH(CAST(title AS BLOB))), 0) "
-                "FROM entries WHERE feed_id = ?",
-                (feed_id,),
+                "+ (SELECT COALESCE(SUM(LENGTH(CAST(html AS BLOB))), 0) FROM full_texts "
+                "   JOIN entries e ON e.id = full_texts.entry_id WHERE e.feed_id = :f) "
+                "FROM entries WHERE feed_id = :f",
+                {"f": feed_id},
             )[0][0]
         )
 
@@ -1250,7 +1276,17 @@ class Store:
                 cur = self._db.execute(f"SELECT * FROM {table} WHERE feed_id = ?", (feed_id,))
                 names = tuple(d[0] for d in cur.description)
                 tables[table] = (names, [tuple(r) for r in cur])
-        return FeedSnapshot(feed=feed, folder=rows[0]["folder_name"], tables=tables)
+            full = [
+                (str(r[0]), str(r[1]), str(r[2]), float(r[3]))
+                for r in self._db.execute(
+                    "SELECT e.uid, t.url, t.html, t.fetched FROM full_texts t "
+                    "JOIN entries e ON e.id = t.entry_id WHERE e.feed_id = ?",
+                    (feed_id,),
+                )
+            ]
+        return FeedSnapshot(
+            feed=feed, folder=rows[0]["folder_name"], tables=tables, full_texts=full
+        )
 
     def restore_feed(self, snap: FeedSnapshot, *, spent: Sequence[float] = ()) -> int:
         """Put back a feed ``snapshot_feed`` took, before ``delete_feed`` (whose
@@ -1279,6 +1315,11 @@ class Store:
                 fid = int(cur.lastrowid or 0)
                 for table, (names, rows) in snap.tables.items():
                     self._restore_rows(db, table, names, rows, fid)
+                db.executemany(
+                    "INSERT INTO full_texts (entry_id, url, html, fetched) "
+                    "SELECT id, ?, ?, ? FROM entries WHERE feed_id = ? AND uid = ?",
+                    [(url, text, t, fid, uid) for uid, url, text, t in snap.full_texts],
+                )
                 for t in spent:
                     db.execute(
                         "DELETE FROM spent_requests WHERE rowid IN "
@@ -2459,6 +2500,42 @@ class Store:
 
     def entries(self, ids: Sequence[int]) -> list[Entry]:
         return [self.entry(i) for i in ids]
+
+    # -- full articles -----------------------------------------------------
+
+    def full_article(self, entry_id: int) -> FullText | None:
+        """The article's page loaded earlier (``save_full_article``), or None."""
+        try:
+            rows = self._q(
+                "SELECT entry_id, url, html, fetched FROM full_texts WHERE entry_id = ?",
+                (entry_id,),
+            )
+        except sqlite3.OperationalError:  # an older database opened read-only
+            return None
+        if not rows:
+            return None
+        r = rows[0]
+        return FullText(int(r[0]), str(r[1]), str(r[2]), float(r[3]))
+
+    def save_full_article(self, entry_id: int, url: str, html: str, fetched: float) -> bool:
+        """Keep an article's loaded page, replacing an older one. False, and
+        nothing kept, when the article was deleted meanwhile (a purge or an
+        unsubscribe while its page loaded)."""
+        try:
+            with self._tx() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO full_texts (entry_id, url, html, fetched) "
+                    "VALUES (?, ?, ?, ?)",
+                    (entry_id, url, html, fetched),
+                )
+        except sqlite3.IntegrityError:  # the entry is gone (foreign key)
+            return False
+        return True
+
+    def delete_full_article(self, entry_id: int) -> None:
+        """Forget an article's loaded page (the feed's own text is shown again)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM full_texts WHERE entry_id = ?", (entry_id,))
 
     def set_read(self, ids: Sequence[int], read: bool = True) -> None:
         self._set_flag("read", ids, read)

@@ -253,6 +253,7 @@ class Session:
                 store.update_feed(
                     fid, weight=rng.choice([0.05, 2.5, 100]), min_interval=3600.0,
                     keep_days=rng.choice([0, 30]), load_images=True,
+                    full_text=rng.random() < 0.5,
                 )  # fmt: skip
             n = rng.randint(0, 4)
             if n:
@@ -474,6 +475,7 @@ class Session:
                         f.min_interval,
                         f.keep_days,
                         f.load_images,
+                        f.full_text,
                     )
                     for f in fresh.feeds()
                 ),
@@ -516,7 +518,7 @@ class Session:
             folder = self.sanitised(folder)
         key = self.key_of.get(f.url, f.url)
         return (key, title, folder, f.site_link, f.weight, f.min_interval, f.keep_days,
-                f.load_images)  # fmt: skip
+                f.load_images, f.full_text)  # fmt: skip
 
     def folders_back(self) -> set[str]:
         feeds = self.store.feeds()
