@@ -45,6 +45,14 @@ def main(out: Path) -> None:
             win.move(1, open_=True)
             settle(app)
             win.grab().save(str(out / f"main-{theme}.png"))
+            # The same article's page from the demo's site (Article > Load full article).
+            win.toggle_full_article()
+            while win.full_loads_pending():  # it loads in a thread
+                app.processEvents()
+                time.sleep(0.01)
+            settle(app)
+            win.grab().save(str(out / f"full-{theme}.png"))
+            win.toggle_full_article()  # back to the feed's text
             # The activity panel for that feed, and the overview.
             win.tabs.setCurrentWidget(win.activity)
             settle(app)

@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from smartreader.errors import SmartReaderError
+
 DEFAULT_TIMEOUT_S = 120.0
 EXIT_FAILED = 1
 EXIT_HUNG = 3
@@ -149,6 +151,17 @@ def _run(timeout_s: float) -> int:
                     f" ({0 if pool is None else pool.fallbacks} fell back to in-thread)"
                 )
             _say(f"{pool.in_workers} documents parsed in {pool.workers} worker processes")
+
+        # An article's page from the demo's site, extracted (readability and lxml
+        # are in the bundle and work there).
+        linked = next((e for e in win.store.entries(win.store.entry_ids()[:20]) if e.link), None)
+        if linked is None:
+            raise SelfTestError("the demo has no article with a link")
+        try:
+            page = ctl._updater.load_full_article(linked.id)
+        except SmartReaderError as e:
+            raise SelfTestError(f"the full article did not load: {e}") from e
+        _say(f"full article loaded and extracted ({len(page.html)} characters of HTML)")
 
         # Let the coalesced list/count refresh run, then render the window.
         settle = time.monotonic() + 0.5

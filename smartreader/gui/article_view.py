@@ -31,8 +31,9 @@ View ▸ Larger/Smaller text, Ctrl+wheel): every size in the style sheet and the
 column's width scale together, so a line keeps its ~70 characters.
 
 Signals:
-    actionRequested(str): an ``action:<name>`` link on the welcome page was clicked
-        ("add", "import", "demo").
+    actionRequested(str): an ``action:<name>`` link was clicked: on the welcome
+        page ("add", "import", "demo"); in an article's full-article note ("full":
+        load its page, "feedtext": back to the feed's text, "fullagain": reload).
     loadImagesRequested(): the user asked to load images for this article.
     zoomChanged(float): the text size changed (1.0 = normal), to be remembered.
 """
@@ -95,7 +96,7 @@ from PySide6.QtWidgets import (
 
 from smartreader.gui.safetext import tip
 from smartreader.net.fetch import is_local_host
-from smartreader.net.sanitize import ID_PREFIX, tame_stored
+from smartreader.net.sanitize import ID_PREFIX, plain_text, tame_stored
 from smartreader.text import long_date_time, size_text
 
 try:  # QtNetwork ships with PySide6-Essentials; stay usable without it.
@@ -128,6 +129,23 @@ MAX_FIT_CHARS = 200_000
 MAX_ALT_CHARS = 200
 MAX_PIXEL_PX = 2  # an image declared this wide or high, or less, is not shown
 MAX_NAME_CHARS = 80  # an attachment's file name, shown (longer: cut in the middle)
+# How a feed's text says it was cut short (WordPress's "[…]", "Continue reading
+# →", "Read more", "Weiterlesen"...): the article then offers its page (Article ▸
+# Load full article is there for every article, in the toolbar too).
+_CUT_SHORT = re.compile(
+    r"(?:…|\.\.\.|\[\s*(?:…|\.\.\.)\s*\]|\b(?:read|see) (?:the )?(?:more|rest|full \w+)"
+    r"|\bcontinue reading|\bweiterlesen|\blire la suite|\bleer m[aá]s|\bleggi tutto"
+    r"|\blees verder|\blees meer|\bmore\s*[»›→])[^\w]*(?:\w+[^\w]*){0,6}\Z",
+    re.I,
+)
+
+
+def looks_cut_short(feed_text: str) -> bool:
+    """Whether an article's text (plain) ends as a summary cut from a longer one:
+    an ellipsis, or a "read more" within its last few words."""
+    return bool(_CUT_SHORT.search(feed_text[-300:].rstrip()))
+
+
 REMOTE_SCHEMES = ("http", "https")
 OPENABLE_SCHEMES = ("http", "https", "mailto")
 # text sizes offered, as factors of the normal one (the steps of most browsers)
@@ -1151,6 +1169,9 @@ class ArticleView(QWidget):
         lay.addWidget(self.image_bar)
         lay.addWidget(self.browser, 1)
         self.entry: Any = None
+        # the article's own page shown instead of the feed's text (a store.FullText)
+        self.full: Any = None
+        self._full_note: tuple[str, str] | None = None  # ("loading"|"error", message)
         self._feed_title = ""
         self._feed_url = ""
         self._page: str | None = None
@@ -1167,9 +1188,20 @@ class ArticleView(QWidget):
     # -- content ----------------------------------------------------------
 
     def show_entry(
-        self, entry: Any, feed_title: str = "", *, load_images: bool = False, feed_url: str = ""
+        self,
+        entry: Any,
+        feed_title: str = "",
+        *,
+        load_images: bool = False,
+        feed_url: str = "",
+        full: Any = None,
+        full_loading: bool = False,
     ) -> None:
+        """Show an article: the feed's text, or ``full`` (its page loaded earlier);
+        ``full_loading``: its page is on the way (``show_full`` will bring it)."""
         self.entry = entry
+        self.full = full
+        self._full_note = ("loading", "") if full_loading and full is None else None
         self._feed_title = feed_title
         self._feed_url = feed_url
         self._page = None
@@ -1199,9 +1231,43 @@ class ArticleView(QWidget):
         self._render()  # keeps the scroll bar's value
         return True
 
+    def show_full(self, full: Any) -> bool:
+        """Show the article's page (a ``store.FullText``) in place of the feed's
+        text, from the top. False if another article is shown meanwhile."""
+        if self.entry is None or self._page is not None or full.entry_id != self.entry.id:
+            return False
+        self.full = full
+        self._full_note = None
+        self._render()
+        self.browser.verticalScrollBar().setValue(0)
+        return True
+
+    def show_feed_text(self) -> None:
+        """Back to the feed's own text of the article shown."""
+        if self.entry is None or self._page is not None:
+            return
+        self.full = None
+        self._full_note = None
+        self._render()
+        self.browser.verticalScrollBar().setValue(0)
+
+    def set_full_state(self, kind: str | None, message: str = "") -> None:
+        """Say in the article that its page is loading (``"loading"``), could not
+        be loaded (``"error"``, why), or nothing (None); the text stays."""
+        if self.entry is None or self._page is not None:
+            return
+        self._full_note = None if kind is None else (kind, message)
+        self._render()  # keeps the scroll bar's value
+
+    @property
+    def full_note(self) -> tuple[str, str] | None:
+        return self._full_note
+
     def show_page(self, body_html: str) -> None:
         """Show our own HTML (welcome, empty state); no article."""
         self.entry = None
+        self.full = None
+        self._full_note = None
         self._page = body_html
         self.browser.allow_remote_images = False
         self._render()
@@ -1250,7 +1316,9 @@ class ArticleView(QWidget):
         if when:
             meta.append(when)
         # Stored by an older version maybe: the layout limits are applied again.
-        body = tame_stored(e.content or e.summary or "")
+        feed_text = e.content or e.summary or ""
+        body = tame_stored(self.full.html if self.full is not None else feed_text)
+        note = self._full_note_html(feed_text)
         self.browser.refuse_pixels(_pixel_sources(body))
         rtl = _article_dir(e.title or "", body) == "rtl"
         body = _qt_blocks(_qt_figures(body), rtl=rtl)
@@ -1272,11 +1340,46 @@ class ArticleView(QWidget):
             )
         article = (
             f"<h1 class='title'>{title}</h1>"
-            f"<p class='meta'>{' &nbsp;·&nbsp; '.join(meta)}</p>"
+            f"<p class='meta'>{' &nbsp;·&nbsp; '.join(meta)}</p>{note}"
             f"<div class='content'>{body}</div>"
         )
         # One direction for the whole article, not each block's first letter's.
         return (f"<div dir='rtl'>{article}</div>" if rtl else article) + encl
+
+    def _full_note_html(self, feed_text: str) -> str:
+        """The line under the meta line about the article's own page: where the
+        text shown came from, that it is loading or why it could not be, or an
+        offer to load it when the feed's text is short (maybe only a summary)."""
+        e = self.entry
+        link = QUrl(e.link or "")
+        if link.scheme().lower() not in ("http", "https") or not link.host():
+            return ""
+        sep = " &nbsp;·&nbsp; "
+        host = html.escape(link.host())
+        # (a page shown stays while it loads again, and if that fails)
+        kind, message = self._full_note or ("", "")
+        if kind == "loading":
+            return f"<p class='imgnote'>Loading the full article from {host}…</p>"
+        if kind == "error":
+            again = "fullagain" if self.full is not None else "full"
+            return (
+                f"<p class='imgnote'>{html.escape(message)}{sep}"
+                f"<a href='action:{again}'>Try again</a></p>"
+            )
+        if self.full is not None:
+            host = html.escape(QUrl(self.full.url).host() or link.host())
+            return (
+                f"<p class='imgnote'>Full article from {host}{sep}"
+                "<a href='action:feedtext'>Show the feed's text</a>"
+                f"{sep}<a href='action:fullagain'>Load again</a></p>"
+            )
+        # its end is enough (a cut tag at the start of the slice reads as text)
+        if looks_cut_short(plain_text(feed_text[-4000:], is_html=True, limit=8000)):
+            return (
+                "<p class='imgnote'>Only a summary? "
+                f"<a href='action:full'>Load the full article</a> from {host} (D)</p>"
+            )
+        return ""
 
     # -- text size --------------------------------------------------------
 
@@ -1456,7 +1559,8 @@ class ArticleView(QWidget):
         fragment = url.fragment(QUrl.ComponentFormattingOption.FullyDecoded)
         if e is None or not fragment:
             return None
-        page = QUrl(e.link or self._feed_url)
+        # a page loaded for it resolved its "#fn1" against where it was loaded from
+        page = QUrl(self.full.url if self.full is not None else (e.link or self._feed_url))
         if page.isEmpty() or url == page or _without_fragment(url) != _without_fragment(page):
             return None
         return ID_PREFIX + fragment

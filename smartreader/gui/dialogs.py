@@ -606,6 +606,12 @@ class FeedPropertiesDialog(QDialog):
         self.load_images = QCheckBox("Load remote images in articles")
         self.load_images.setChecked(bool(feed.load_images))
         self.load_images.setToolTip("Off by default: remote images let sites see when you read")
+        self.full_text = QCheckBox("Load the full article from its website when opened")
+        self.full_text.setChecked(bool(feed.full_text))
+        self.full_text.setToolTip(
+            "For a feed that carries only a summary: the article's page is fetched and "
+            "its text shown (Article ▸ Load Full Article does it for one article)"
+        )
         from smartreader.updater import keep_days_of
 
         self._settings_keep = keep_days_of(store)
@@ -631,6 +637,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Minimum interval:", self.min_interval)
         form.addRow("&Keep read articles:", self.keep)
         form.addRow("", self.load_images)
+        form.addRow("", self.full_text)
         lay.addLayout(form)
         self.info = info = QLabel(self._info_html(feed, overlaps, self.rules))
         info.setTextFormat(Qt.TextFormat.RichText)  # escaped in _info_html
@@ -738,6 +745,7 @@ class FeedPropertiesDialog(QDialog):
                 weight=weight,
                 min_interval=min_interval,
                 load_images=self.load_images.isChecked(),
+                full_text=self.full_text.isChecked(),
                 auth_username=username,
                 keep_days=keep,
             )

@@ -9,7 +9,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 from smartreader import resources
 
-NAMES = ("add", "refresh", "mark-read", "unread-only", "settings", "star", "search")
+NAMES = ("add", "refresh", "mark-read", "unread-only", "full-article", "settings", "star", "search")
 _SIZES = (16, 24, 32, 48)
 _cache: dict[tuple[str, str], QIcon] = {}
 

@@ -25,10 +25,12 @@ Signals:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -158,6 +160,7 @@ log = logging.getLogger(__name__)
 
 # A compaction still running after this long shows a box that says the window waits.
 COMPACT_BOX_MS = 400
+FULL_AUTO_DELAY_MS = 350  # an article open this long loads its page (feeds set so)
 
 SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
     (
@@ -168,6 +171,7 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Home End", "first / last article"),
             ("o Enter", "open the selected article"),
             ("v", "open in the browser"),
+            ("d", "load the full article / the feed's text"),
             ("s", "star / unstar"),
             ("m", "mark read / unread"),
             ("Ctrl+Shift+C", "copy the article's link"),
@@ -201,6 +205,13 @@ SHORTCUTS: list[tuple[str, list[tuple[str, str]]]] = [
         ],
     ),
 ]
+
+
+class _FullRelay(QObject):
+    """Carries a page loaded in a thread (``Updater.load_full_article``) back to
+    the window's thread: the entry id and a ``FullText`` or a message."""
+
+    loaded = Signal(int, object)
 
 
 class AppliedCommand(QUndoCommand):
@@ -351,6 +362,12 @@ class DeleteFolderCommand(AppliedCommand):
         self.win.select_key(f"folder:{store.folder_id(self.name, create=False)}")
         # replaces "… Ctrl+Z undoes it", which would otherwise still be showing
         self.win._say(f"The folder “{self.name}” is back", redoable=True)
+
+
+def _web_link(link: str | None) -> bool:
+    """Whether an article's link is a web page's address (a page could be loaded)."""
+    url = QUrl(link or "")
+    return url.scheme().lower() in ("http", "https") and bool(url.host())
 
 
 def _where(folder: str | None) -> str:
@@ -645,6 +662,7 @@ class MainWindow(QMainWindow):
         self.data_dir = Path(data_dir) if data_dir is not None else Path(store.path).parent
         self._open_url = open_url
         self._current_entry: int | None = None
+        self._full_loading: set[int] = set()  # articles whose page is loading
         self._requests = deque()
         self._dialog_serial = itertools.count(1)
         self._closing = False
@@ -908,6 +926,14 @@ class MainWindow(QMainWindow):
         self.act_scan_prev = a("Move &up", lambda: self.move(-1, open_=False), "P")
         self.act_open = a("&Open article", self.open_selected, ["O", "Return", "Enter"])
         self.act_browser = a("Open in &browser", self.open_in_browser, "V")
+        # Miniflux's key for it; a feed's properties make it the default
+        self.act_full = a(
+            "Load &full article", self.toggle_full_article, "D",
+            tip="Show the article's page from its website (for feeds that send only a "
+            "summary); again for the feed's text",
+        )  # fmt: skip
+        self.act_full.setCheckable(True)
+        self.act_full.setIconText("Full article")
         self.act_star = a("&Star", self.toggle_star, "S")
         self.act_read = a("Toggle &read", self.toggle_read, "M")
         self.act_copy_link = a("&Copy link", self.copy_link, "Ctrl+Shift+C")
@@ -980,7 +1006,8 @@ class MainWindow(QMainWindow):
         m = mb.addMenu("&Article")
         for act in (self.act_next, self.act_prev, self.act_scan_next, self.act_scan_prev,
                     self.act_space, None,
-                    self.act_open, self.act_browser, self.act_copy_link, None, self.act_star,
+                    self.act_open, self.act_browser, self.act_full, self.act_copy_link, None,
+                    self.act_star,
                     self.act_read, self.act_mark_above, self.act_mark_below):  # fmt: skip
             m.addSeparator() if act is None else m.addAction(act)
         self.move_menu = QMenu("Mo&ve to", self)
@@ -1011,6 +1038,7 @@ class MainWindow(QMainWindow):
         tb.addAction(self.act_mark_all)
         tb.addSeparator()
         tb.addAction(self.act_unread_only)
+        tb.addAction(self.act_full)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         tb.addWidget(spacer)
@@ -1141,6 +1169,7 @@ class MainWindow(QMainWindow):
             (self.act_refresh_all, "refresh"),
             (self.act_mark_all, "mark-read"),
             (self.act_unread_only, "unread-only"),
+            (self.act_full, "full-article"),
             (self.act_settings, "settings"),
         ):
             act.setIcon(ui_icon(name, color))
@@ -1491,14 +1520,33 @@ class MainWindow(QMainWindow):
             self.article_view.show_empty(str(e))
             return
         self._current_entry = entry_id
+        full = self.store.full_article(entry_id)
+        # a feed set to full articles loads the page of each article opened
+        auto = full is None and feed.full_text and _web_link(entry.link)
         self.article_view.show_entry(
-            entry, feed.display_title, load_images=feed.load_images, feed_url=feed.url
+            entry,
+            feed.display_title,
+            load_images=feed.load_images,
+            feed_url=feed.url,
+            full=full,
+            full_loading=auto,
         )
+        if auto:
+            # only for an article still open a moment later: "j" held down
+            # through a feed must not send a request for every article passed
+            QTimer.singleShot(FULL_AUTO_DELAY_MS, self, lambda: self._auto_full(entry_id))
+        self._sync_full_action()
         if self.tabs.currentWidget() is not self.article_view:
             self.tabs.setCurrentWidget(self.article_view)
         if mark_read and not entry.read:
             self.store.set_read([entry_id], True)
             self._flags_changed([entry_id])
+
+    def _auto_full(self, entry_id: int) -> None:
+        view = self.article_view
+        still_open = view.entry is not None and view.entry.id == entry_id
+        if still_open and view.full is None and view.full_note == ("loading", ""):
+            self._load_full(entry_id)
 
     def selected_row(self) -> int:
         rows = self.list.selectionModel().selectedRows()
@@ -1589,6 +1637,87 @@ class MainWindow(QMainWindow):
         if not entry.read:
             self.store.set_read([eid], True)
             self._flags_changed([eid])
+
+    # -- full articles ----------------------------------------------------------
+
+    def toggle_full_article(self) -> None:
+        """Article ▸ Load full article (D): the open article's page from its
+        website in place of the feed's text; again, back to the feed's text."""
+        eid = self._current_entry
+        if eid is None or self._article_gone():
+            self.statusBar().showMessage("Open an article first", 4000)
+        elif self.article_view.full is not None:
+            self._full_action("feedtext")
+        else:
+            self._full_action("full")
+        self._sync_full_action()
+
+    def _full_action(self, action: str) -> None:
+        eid = self._current_entry
+        view = self.article_view
+        if eid is None or view.entry is None or view.entry.id != eid:
+            return
+        if action == "feedtext":
+            # forgotten, so the article opens with the feed's text next time too
+            # (a feed set to full articles loads it again)
+            self.store.delete_full_article(eid)
+            view.show_feed_text()
+        elif not _web_link(view.entry.link):
+            self.statusBar().showMessage("This article has no web page to load", 4000)
+        elif action == "full" and (kept := self.store.full_article(eid)) is not None:
+            view.show_full(kept)
+        elif action in ("full", "fullagain"):
+            view.set_full_state("loading")
+            self._load_full(eid)
+        self._sync_full_action()
+
+    _full_relay: _FullRelay | None = None
+
+    def _load_full(self, entry_id: int) -> None:
+        """Load an article's page in a thread (the fetch may take a minute); the
+        page comes back by signal (``_full_loaded``)."""
+        if entry_id in self._full_loading:
+            return
+        if self._full_relay is None:
+            self._full_relay = _FullRelay(self)
+            self._full_relay.loaded.connect(self._full_loaded)
+        self._full_loading.add(entry_id)
+        relay, updater = self._full_relay, self.updater
+
+        def load() -> None:  # no widget is touched here
+            result: object
+            try:
+                result = updater.load_full_article(entry_id)
+            except SmartReaderError as e:
+                result = str(e)
+            except Exception as e:
+                if self._closing:  # the store closed under it at quit: nothing lost
+                    return
+                log.exception("loading the page of article %s failed", entry_id)
+                result = f"The full article could not be loaded: {e}"
+            with contextlib.suppress(RuntimeError):  # the window was closed meanwhile
+                relay.loaded.emit(entry_id, result)
+
+        threading.Thread(target=load, name=f"full-article-{entry_id}", daemon=True).start()
+
+    @Slot(int, object)
+    def _full_loaded(self, entry_id: int, result: object) -> None:
+        self._full_loading.discard(entry_id)
+        view = self.article_view
+        if view.entry is None or view.entry.id != entry_id:
+            return  # another article is open now; the page was kept for this one
+        if isinstance(result, str):
+            view.set_full_state("error", result)
+        else:
+            view.show_full(result)
+        self._sync_full_action()
+
+    def full_loads_pending(self) -> int:
+        """How many pages are loading (for tests and the screenshots)."""
+        return len(self._full_loading)
+
+    def _sync_full_action(self) -> None:
+        self.act_full.setChecked(self.article_view.full is not None)
 
     def toggle_star(self) -> None:
         self._toggle("starred", "Star", "Unstar")
@@ -2191,6 +2320,8 @@ class MainWindow(QMainWindow):
             self.import_opml()
         elif action == "demo":
             self.demoRequested.emit()
+        elif action in ("full", "feedtext", "fullagain"):
+            self._full_action(action)
 
     # -- settings, help -------------------------------------------------------------------
 

@@ -251,8 +251,8 @@ class World:
                 f"before the Retry-After {block[2]} gave"
             )
         site = self._by_path.get((server.port, req.route_path))
-        if site is None:  # an icon, a site's page
-            return Reply(status=404, body=b"no such page")
+        if site is None:  # an icon, a site's page, an article's page
+            return self._page(server, req.route_path)
         site.arrived += 1
         if req.route_path == site.alt or req.route_path == site.moved:
             kind = "ok"  # where a redirect leads answers with the feed
@@ -271,6 +271,19 @@ class World:
             if old is None or old[0] < until:
                 self.blocks[server.port] = (until, real, f"{kind} on {req.path}")
         return reply
+
+    def _page(self, server: FeedServer, path: str) -> Reply:
+        """An item's page (``/site<idx>/<guid>``, its link: Load full article),
+        its guid in every paragraph; anything else is not found."""
+        for site in self.sites:
+            prefix = f"/site{site.idx}/"
+            if site.server is server and path.startswith(prefix):
+                guid = path[len(prefix) :]
+                if any(it.guid == guid for it in site.items):
+                    para = f"<p>The article {guid} at length, " + "word " * 40 + ".</p>"
+                    body = f"<html><body><nav>Home</nav><article>{para * 3}</article></body></html>"
+                    return Reply(body=body.encode(), headers={"Content-Type": "text/html"})
+        return Reply(status=404, body=b"no such page")
 
     def _reply(self, site: Site, kind: str, req: RecordedRequest, now: float) -> Reply:
         rss = {"Content-Type": "application/rss+xml; charset=utf-8"}
@@ -473,6 +486,7 @@ class App:
         w = self.win
         return bool(
             w._requests  # a subscription not answered yet
+            or w.full_loads_pending()  # an article's page on its way
             or w.list_model.loading()
             or w._refresh_timer.isActive()
             or w._list_timer.isActive()

@@ -60,6 +60,15 @@ def test_demo_window_shows_history_reads_stars_searches(app_on_demo, qtbot):
     assert int(win.tree_model.index_for_key(f"feed:{ledger}").data(UnreadRole)) == before - 1
     qtbot.keyClick(win.list, Qt.Key.Key_S)
     assert store.entry(eid).starred
+    # d loads the article's page from the demo's site: the article, without the
+    # site's navigation, more than the feed's text
+    view = win.article_view
+    feed_text = view.browser.toPlainText()
+    qtbot.keyClick(win.list, Qt.Key.Key_D)
+    qtbot.waitUntil(lambda: view.full is not None, timeout=10_000)
+    page = view.browser.toPlainText()
+    assert "Full article from 127.0.0.1" in page and "Archive" not in page
+    assert len(page) > len(feed_text) + 200
     # Search finds the article by a word of its title.
     word = max(store.entry(eid).title.split(), key=len)
     qtbot.keyClick(win.list, Qt.Key.Key_Slash)

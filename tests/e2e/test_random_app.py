@@ -316,6 +316,7 @@ class Session:
         for f in feeds:
             problems += self._feed_problems(f, selected)
         problems += self._list_problems()
+        problems += self._full_problems()
         if not first:
             problems += self._flag_problems(self.before, self.flags(), effects)
             problems += self._layout_problems(self.layout_before, self.layout(), effects)
@@ -412,6 +413,23 @@ class Session:
 
     def expected_query(self) -> dict[str, Any]:
         return expected_query(self.win, self.store)
+
+    def _full_problems(self) -> list[str]:
+        """The open article shows its page exactly when one is kept for it, and
+        the page is that article's (its guid in it, from the world's server)."""
+        view, st = self.win.article_view, self.store
+        e = view.entry
+        if e is None or not st.entry_rows([e.id]):
+            return []
+        kept = st.full_article(e.id)
+        if (kept is None) != (view.full is None):
+            return [f"article {e.id}: page kept {kept is not None}, shown {view.full is not None}"]
+        if kept is not None and view.full is not None:
+            if view.full.entry_id != e.id or kept.html != view.full.html:
+                return [f"article {e.id} shows the page of article {view.full.entry_id}"]
+            if f"The article {e.uid} at length" not in kept.html:
+                return [f"article {e.id} ({e.uid}) kept another page: {kept.html[:120]!r}"]
+        return []
 
     def _list_problems(self) -> list[str]:
         w, st = self.win, self.store
@@ -559,6 +577,12 @@ class Session:
         name, key, effect = self.LIST_KEYS[c % len(self.LIST_KEYS)]
         self._key(key)
         return f"{name} (article {self.win._current_entry})", (effect,)
+
+    def a_full(self, _c: int) -> tuple[str, tuple[Any, ...]]:
+        # d: the open article's page from its site (a world server), or back
+        eid = self.win._current_entry
+        self._key(Qt.Key.Key_D)
+        return f"d (article {eid})", ("none",)
 
     def a_click_row(self, c: int) -> tuple[str, tuple[Any, ...]]:
         w = self.win
@@ -1046,6 +1070,7 @@ class Session:
         "clock_jump": 1, "restart": 2, "pause": 2, "world": 14, "race_delete": 4,
         "race_delete_folder": 1, "race_rename": 2, "race_move": 2, "race_mark_all": 3,
         "race_settings": 1, "race_quit": 1, "race_add_quit": 1, "compact": 1, "rules": 2,
+        "full": 3,
     }  # fmt: skip
 
     # -- running -----------------------------------------------------------------------

@@ -361,10 +361,10 @@ class Session:
 
     def feed_view(self, f: Any) -> tuple[Any, ...]:
         return (f.url, f.user_title, f.folder, f.weight, f.min_interval, f.keep_days,
-                bool(f.load_images), f.auth_username)  # fmt: skip
+                bool(f.load_images), f.auth_username, bool(f.full_text))  # fmt: skip
 
     FEED_FIELDS = ("url", "user_title", "folder", "weight", "min_interval", "keep_days",
-                   "load_images", "auth_username")  # fmt: skip
+                   "load_images", "auth_username", "full_text")  # fmt: skip
 
     def settings_view(self) -> dict[str, Any]:
         store, prefs = self.env.store, self.win.prefs
@@ -686,6 +686,7 @@ class Session:
             "min": dlg.min_interval.value(),
             "keep": dlg.keep.currentData(),
             "images": dlg.load_images.isChecked(),
+            "full": dlg.full_text.isChecked(),
         }
 
     def props_expected_shown(self, fid: int) -> dict[str, Any]:
@@ -699,6 +700,7 @@ class Session:
             "min": round((f.min_interval or 0) / 60),
             "keep": None if f.keep_days is None else float(f.keep_days),
             "images": bool(f.load_images),
+            "full": bool(f.full_text),
         }
 
     def a_props(self, c: int) -> str:
@@ -722,7 +724,7 @@ class Session:
             for _ in range(rng.randint(0, 5)):
                 what = rng.choice(["title", "title", "folder", "folder", "url", "user", "password",
                                    "weight",
-                                   "min", "keep", "images", "fetch"])  # fmt: skip
+                                   "min", "keep", "images", "full", "fetch"])  # fmt: skip
                 if what == "title":
                     text = rng.choice(NAMES)
                     retype(self.qtbot, dlg.title, text)
@@ -768,6 +770,10 @@ class Session:
                     dlg.load_images.setFocus()
                     self.qtbot.keyClick(dlg.load_images, Qt.Key.Key_Space)
                     did.append(f"images -> {dlg.load_images.isChecked()}")
+                elif what == "full":
+                    dlg.full_text.setFocus()
+                    self.qtbot.keyClick(dlg.full_text, Qt.Key.Key_Space)
+                    did.append(f"full text -> {dlg.full_text.isChecked()}")
                 else:
                     did.append(self.announce(rng))
                     self.qtbot.wait(5)
@@ -891,6 +897,7 @@ class Session:
             "keep_days": shown["keep"],
             "load_images": shown["images"],
             "auth_username": shown["username"].strip() or None,
+            "full_text": shown["full"],
         }, None
 
     # -- Rename, new folder, delete folder ----------------------------------------------------

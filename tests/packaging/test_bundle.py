@@ -64,3 +64,4 @@ def test_bundle_builds_and_the_frozen_app_passes_its_self_test(tmp_path):
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "(frozen bundle)" in r.stdout and "self-test: ok" in r.stdout
+    assert "full article loaded and extracted" in r.stdout  # readability and lxml frozen too
