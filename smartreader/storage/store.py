@@ -516,6 +516,12 @@ def index_text(markup: str | None) -> str:
     return html.unescape(text)
 
 
+# SQL appended to an entry's text for the index: the full article loaded for it
+_FULL_TEXT_SQL = (
+    " || coalesce(' ' || (SELECT html_text(html) FROM full_texts WHERE entry_id = entries.id), '')"
+)
+
+
 def _search_text(content: str | None, summary: str | None) -> str:
     # as schemas v11-v12 and record_fetch's update write it in SQL
     return fold(index_text(content) + " " + index_text(summary))
@@ -1484,8 +1490,9 @@ class Store:
                         "UPDATE entries SET "
                         + ", ".join(f"{c} = coalesce(:{c}, {c})" for c in fields)
                         # the text the index holds follows the content and summary
+                        # (and a full article loaded for it, see _FULL_TEXT_SQL)
                         + ", search_text = fold_text(html_text(coalesce(:content, content)) || ' ' "
-                        "|| html_text(coalesce(:summary, summary))), "
+                        "|| html_text(coalesce(:summary, summary))" + _FULL_TEXT_SQL + "), "
                         "search_title = fold_text(coalesce(:title, title))"
                         + ", updated = :updated WHERE feed_id = :feed_id AND uid = :uid AND ("
                         + " OR ".join(f"coalesce(:{c}, {c}) IS NOT {c}" for c in fields)
@@ -2528,14 +2535,26 @@ class Store:
                     "VALUES (?, ?, ?, ?)",
                     (entry_id, url, html, fetched),
                 )
+                self._reindex(db, entry_id)
         except sqlite3.IntegrityError:  # the entry is gone (foreign key)
             return False
         return True
+
+    @staticmethod
+    def _reindex(db: sqlite3.Connection, entry_id: int) -> None:
+        """The article's indexed text again: its content and summary, and the full
+        article loaded for it, so that search finds the words of the page read."""
+        db.execute(
+            "UPDATE entries SET search_text = fold_text(html_text(content) || ' ' || "
+            f"html_text(summary){_FULL_TEXT_SQL}) WHERE id = ?",
+            (entry_id,),
+        )
 
     def delete_full_article(self, entry_id: int) -> None:
         """Forget an article's loaded page (the feed's own text is shown again)."""
         with self._tx() as db:
             db.execute("DELETE FROM full_texts WHERE entry_id = ?", (entry_id,))
+            self._reindex(db, entry_id)
 
     def set_read(self, ids: Sequence[int], read: bool = True) -> None:
         self._set_flag("read", ids, read)

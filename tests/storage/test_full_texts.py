@@ -156,3 +156,27 @@ def test_an_older_database_opened_read_only_reads_as_without_pages(tmp_path: Pat
         assert feeds and not any(f.full_text for f in feeds)
         assert not store.feed(feeds[0].id).full_text
         assert store.full_article(store.entry_ids()[0]) is None
+
+
+def test_search_finds_the_words_of_a_loaded_page_until_it_is_forgotten(tmp_path: Path) -> None:
+    with Store(tmp_path / "db.sqlite3") as store:
+        fid, (a, b) = _feed_with(store, 2)
+        page = "<p>The walrus colony grew. 海象の群れ. Straße</p>"
+        assert store.search_ids("walrus") == set()
+        store.save_full_article(a, "https://p.example/0", page, T0)
+        assert store.search_ids("walrus") == {a}  # by the index
+        assert store.search_ids("海象") == {a}  # by substring (unspaced script)
+        assert store.search_ids("strasse") == {a}  # folded as the rest
+        assert store.search_ids("summary") == {a, b}  # the feed's text still counts
+        # a fetch that edits the article keeps its page's words in the index
+        edited = ParsedEntry(uid="u0", title="t0 edited", link="https://p.example/0",
+                             author="", published=T0, updated=T0 + 9,
+                             content="<p>new text</p>", summary="")  # fmt: skip
+        store.record_fetch(FetchRecord(fid, T0 + 10, "ok", entries=[edited]))
+        assert store.entry(a).content == "<p>new text</p>"
+        assert store.search_ids("walrus") == {a} and store.search_ids("new") == {a}
+        store.delete_full_article(a)
+        assert store.search_ids("walrus") == set() and store.search_ids("海象") == set()
+        assert store.search_ids("new") == {a}
+        assert store.integrity_check() == "ok"
+        assert store._q("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')") == []

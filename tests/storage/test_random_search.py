@@ -64,6 +64,7 @@ from pathlib import Path
 import pytest
 
 from smartreader import subscriptions
+from smartreader.net.sanitize import sanitize_html
 from smartreader.storage.store import Store
 from smartreader.updater import Updater
 from tests.httpserver import FeedServer, Reply
@@ -94,6 +95,7 @@ class ItemState:
     title_marker: str | None
     content_marker: str | None
     rev: int = 0
+    page_marker: str | None = None  # in the full article loaded for it, if any
     alive: bool = False  # stored and not deleted
     dead: bool = False  # purged or its feed unsubscribed for good
 
@@ -231,7 +233,8 @@ class Session:
         rng = self.rng
         subscribed = [f for f in self.feeds if f.id is not None]
         actions = ["publish"] * 5 + ["edit"] * 4 + ["mark"] * 2 + ["purge", "reopen"]
-        actions += ["backup", "compact", "unsubscribe", "undo", "add_feed"]
+        actions += ["backup", "compact", "unsubscribe", "undo", "add_feed", "page", "page"]
+        actions += ["forget_page"]
         if len(self.feeds) < 2:
             actions = ["add_feed"]
         action = rng.choice(actions)
@@ -246,6 +249,8 @@ class Session:
             self.publish(rng.choice(subscribed))
         elif action == "edit" and subscribed:
             self.edit(rng.choice(subscribed))
+        elif action in ("page", "forget_page"):
+            self.page(action == "forget_page")
         elif action == "mark":
             ids = [r[0] for r in self.store._q("SELECT id FROM entries")]
             if ids:
@@ -301,6 +306,37 @@ class Session:
                 for st in f.items.values():
                     st.alive, st.dead = False, True
 
+    def page(self, forget: bool) -> None:
+        """Load an article's page (Store.save_full_article: its words are searched
+        too), or forget it; its marker then finds nothing."""
+        live = [
+            (f, g, st)
+            for f in self.feeds
+            if f.id is not None
+            for g, st in f.items.items()
+            if st.alive and (st.page_marker is not None or not forget)
+        ]
+        if not live:
+            return
+        f, g, st = self.rng.choice(live)
+        (eid,) = [r[0] for r in self.store._q(
+            "SELECT id FROM entries WHERE feed_id = ? AND link = ?",
+            (f.id, f"https://example.org/{g}"),
+        )]  # fmt: skip
+        if st.page_marker is not None:
+            self.retired.add(st.page_marker)
+            st.page_marker = None
+        if forget:
+            self.store.delete_full_article(eid)
+            return
+        n = int(g.rsplit("-", 1)[1])
+        st.page_marker = self.marker("p", f, n, self.step_no)
+        # sanitised, as every page kept is (net.fulltext)
+        html = sanitize_html(gen.rand_html(self.rng, self.rng.choice([0, 5, 40]), st.page_marker))[
+            0
+        ]
+        assert self.store.save_full_article(eid, f"https://example.org/{g}", html, time.time())
+
     def publish_new_feed(self, f: FeedState) -> None:
         self.serve(f)
         f.id = self.store.add_feed(self.server.url(f.path))
@@ -311,12 +347,18 @@ class Session:
 
     def check(self) -> None:
         check_index(self.path, self.store)
-        rows = self.store._q("SELECT id, feed_id, title, content, summary, link FROM entries")
+        rows = self.store._q(
+            "SELECT id, feed_id, title, content, summary, link, coalesce(t.html, '') AS page "
+            "FROM entries LEFT JOIN full_texts t ON t.entry_id = entries.id"
+        )
         arts = []
         for r in rows:
-            key = (r["id"], r["feed_id"], r["title"], r["content"], r["summary"])
+            key = (r["id"], r["feed_id"], r["title"], r["content"], r["summary"], r["page"])
             if key not in self._articles:
-                self._articles[key] = gen.Article.of(dict(r), KNOWN)
+                # a loaded page's words are the article's too
+                row = dict(r)
+                row["content"] = row["content"] + ("\n" + row["page"] if row["page"] else "")
+                self._articles[key] = gen.Article.of(row, KNOWN)
             arts.append(self._articles[key])
         self.arts = {a.id: a for a in arts}
         self.by_feed: dict[int, set[int]] = {}
@@ -338,7 +380,7 @@ class Session:
         dead: set[str] = set()
         for f in self.feeds:
             for g, st in f.items.items():
-                for m in (st.title_marker, st.content_marker):
+                for m in (st.title_marker, st.content_marker, st.page_marker):
                     if not m:
                         continue
                     if st.alive:
