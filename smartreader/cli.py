@@ -713,6 +713,9 @@ def cmd_feeds(args: argparse.Namespace) -> int:
                             "min_interval_minutes": (
                                 None if f.min_interval is None else f.min_interval / 60
                             ),
+                            "max_interval_minutes": (
+                                None if f.max_interval is None else f.max_interval / 60
+                            ),
                             "keep_days": f.keep_days,
                             "load_images": f.load_images,
                             "full_text": f.full_text,

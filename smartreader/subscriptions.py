@@ -107,6 +107,11 @@ _SETTINGS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str | None
         _number(1, 7 * 24 * 60, 60.0),
         lambda s: None if s is None else f"{s / 60:g}",
     ),
+    "maxIntervalMinutes": (
+        "max_interval",
+        _number(60, 7 * 24 * 60, 60.0),
+        lambda s: None if s is None else f"{s / 60:g}",
+    ),
     "keepDays": ("keep_days", _number(0, 36500), lambda d: None if d is None else f"{d:g}"),
     "loadImages": ("load_images", _flag, lambda b: "true" if b else None),
     "fullText": ("full_text", _flag, lambda b: "true" if b else None),
@@ -220,6 +225,8 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         # a reader names a feed it has no name for by its address, login and all:
         # the password goes to the keyring, not into the name
         title = credentials.without_userinfo(sub.title)
+        # ... and a folder named by such an outline ("https://ann:pw@… / News")
+        folder = credentials.without_userinfo(sub.folder) if sub.folder else sub.folder
         changes, problems = parse_settings(sub)
         report.problems.extend(problems)
         if user:
@@ -236,7 +243,7 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         try:
             # with its settings, in one transaction: never a feed without them
             fid = store.add_feed(
-                url, folder=sub.folder, title=title or "", user_title=own,
+                url, folder=folder, title=title or "", user_title=own,
                 auth_username=user, now=now, site_link=sub.site_url, settings=changes,
             )  # fmt: skip
         except UsageError as e:
@@ -249,7 +256,9 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         handled.add(key)
         report.added.append(fid)
     # the store's own test of a name (any case, cleaned): "news" is "News"
-    report.empty_folders = store.add_folders(result.folders)
+    report.empty_folders = store.add_folders(
+        [credentials.without_userinfo(f) for f in result.folders]
+    )
     report.notes = list(result.notes)
     return report
 

@@ -58,6 +58,7 @@ from smartreader.net.parse import parse_feed
 from smartreader.net.parsepool import ParsePool
 from smartreader.net.urls import typed_address
 from smartreader.storage.store import (
+    MAX_INTERVAL_LIMITS,
     Feed,
     FetchRecord,
     FullText,
@@ -76,7 +77,7 @@ MIN_INTERVAL_RANGE = (60.0, 86_400.0)  # seconds
 # back): a day by default; quiet feeds can wait up to a week when the budget is
 # small, or every feed be checked every hour
 DEFAULT_MAX_INTERVAL = 86_400.0
-MAX_INTERVAL_RANGE = (3_600.0, 7 * 86_400.0)  # seconds
+MAX_INTERVAL_RANGE = MAX_INTERVAL_LIMITS  # seconds; a feed's own is held to it too
 # How long articles are kept (days; 0 = for ever). Starred ones always are. A
 # year of 200 feeds is ~10^6 articles and gigabytes; read ones are rarely looked
 # for after a few months (Miniflux keeps read entries 60 days by default).
@@ -430,6 +431,7 @@ class Updater:
             weight=feed.weight,
             capacity=feed.capacity,
             min_interval=feed.min_interval,
+            max_interval=feed.max_interval,
             state=feed.scheduler_state,
             last_fetch=feed.last_fetched,
         )

@@ -32,7 +32,7 @@ def test_a_move_to_a_new_machine_keeps_each_feeds_settings(two):
     old, new = two
     a = old.add_feed("https://a.example/feed", folder="News / World", title="A feed")
     old.update_feed(a, weight=3.5, min_interval=45 * 60, keep_days=0, load_images=True,
-                    user_title="My A", full_text=True)  # fmt: skip
+                    user_title="My A", full_text=True, max_interval=6 * 3600)  # fmt: skip
     b = old.add_feed("https://b.example/feed", title="B feed")
     old.update_feed(b, keep_days=14)
     old.add_feed("https://c.example/feed", title="Plain")
@@ -49,6 +49,7 @@ def test_a_move_to_a_new_machine_keeps_each_feeds_settings(two):
     assert (fb.keep_days, fb.weight, fb.min_interval, fb.user_title) == (14, 1, None, None)
     assert fb.title == "B feed" and not fb.load_images
     assert fa.full_text and not fb.full_text and not fc.full_text
+    assert (fa.max_interval, fb.max_interval, fc.max_interval) == (6 * 3600, None, None)
     assert (fc.keep_days, fc.weight, fc.user_title) == (None, 1, None)
     # Importing the same file again adds nothing and changes nothing.
     new.update_feed(fa.id, weight=2)
@@ -62,7 +63,7 @@ def test_bad_settings_are_named_and_the_feed_still_comes_in(two):
     data = f"""<opml version="2.0" xmlns:sr="{NS}"><body>
       <outline text="Odd" xmlUrl="https://odd.example/f" sr:priority="-2"
         sr:minIntervalMinutes="nan" sr:keepDays="12" sr:loadImages="maybe" sr:title="  "
-        sr:fullText="1" sr:fromTheFuture="1"/>
+        sr:fullText="1" sr:maxIntervalMinutes="30" sr:fromTheFuture="1"/>
     </body></opml>""".encode()
     report = import_opml(new, data)
     assert len(report.added) == 1
@@ -70,12 +71,14 @@ def test_bad_settings_are_named_and_the_feed_still_comes_in(two):
     settings = (feed.weight, feed.min_interval, feed.keep_days, feed.load_images)
     assert settings == (1, None, 12, False)
     assert feed.user_title is None and feed.title == "Odd" and not feed.full_text
+    assert feed.max_interval is None  # 30 minutes: below an hour
     text = "\n".join(report.problems)
-    assert len(report.problems) == 5, text
-    for name in ("priority", "minIntervalMinutes", "loadImages", "title", "fullText"):
+    assert len(report.problems) == 6, text
+    for name in ("priority", "minIntervalMinutes", "loadImages", "title", "fullText",
+                 "maxIntervalMinutes"):  # fmt: skip
         assert f"Odd: setting {name}=" in text
     assert "fromTheFuture" not in text  # a later version's setting is not an error
-    assert report.summary() == "imported 1 feed, 5 problems"
+    assert report.summary() == "imported 1 feed, 6 problems"
 
 
 def test_credentials_in_a_url_go_to_the_keyring_never_the_database(two, tmp_path):

@@ -248,6 +248,8 @@ class _Feed:
     capacity: int | None
     min_interval: float | None
     est: RateEstimator
+    # the feed's own maximum interval (its properties), else the configured one
+    max_interval: float | None = None
     # rate of novel items (content-aware polling; None until a fetch reports a
     # non-novel item): weighs delay in allocation and placement
     est_n: RateEstimator | None = None
@@ -329,10 +331,13 @@ class Scheduler:
         min_interval: float | None = None,
         state: dict[str, Any] | None = None,
         last_fetch: float | None = None,
+        max_interval: float | None = None,
     ) -> None:
         cfg = self.config
         est = RateEstimator(cfg.memory_s, cfg.prior_rate_per_day)
-        f = _Feed(feed_id, host, float(weight), capacity, min_interval, est)
+        if max_interval is not None and not (max_interval > 0 and math.isfinite(max_interval)):
+            raise ValueError("max_interval must be a positive number of seconds")
+        f = _Feed(feed_id, host, float(weight), capacity, min_interval, est, max_interval)
         if state:
             try:
                 est = self._restore(f, state)
@@ -340,7 +345,7 @@ class Scheduler:
                 # valid JSON of the wrong shape (a hand edit, a future version):
                 # what was learned is lost, the feed is not
                 state = None
-                f = _Feed(feed_id, host, float(weight), capacity, min_interval, est)
+                f = _Feed(feed_id, host, float(weight), capacity, min_interval, est, max_interval)
                 f.notes.append("its saved schedule could not be read: learning it again")
         if self._frozen:
             est.frozen = True
@@ -552,6 +557,12 @@ class Scheduler:
             return f.min_interval
         return self.config.min_interval if default is None else default
 
+    def _max_int(self, f: _Feed, default: float | None = None) -> float:
+        """The feed's own maximum interval, else ``default`` (the configured one)."""
+        if f.max_interval is not None:
+            return f.max_interval
+        return self.config.max_interval if default is None else default
+
     def _cap(self, f: _Feed) -> int:
         if f.capacity is not None:
             return f.capacity
@@ -619,6 +630,7 @@ class Scheduler:
                 # a failing feed is fetched only as its back-off allows: the rest
                 # of its share goes to the feeds that answer
                 ceil[i] = min(ceil[i], DAY / self._backoff(f))
+        longest = np.array([self._max_int(f) for f in feeds])
         budget = cfg.budget_per_day
         if cfg.weekly_shape:
             # the budget is a cap over every 24 h, so the busiest day must fit in it
@@ -626,7 +638,9 @@ class Scheduler:
             q = sq.sum(2)
             q /= q.sum(1, keepdims=True)
             for _ in range(3):
-                k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget, counted)
+                k, starved = self._alloc(
+                    rates, weights, peak, hourly, caps, ceil, budget, counted, longest
+                )
                 # feeds fetched at least daily keep the same count every weekday
                 qk = np.where((np.round(7.0 * k) >= 7)[:, None], 1.0 / 7.0, q)
                 load = float((7.0 * k[:, None] * qk).sum(0).max())
@@ -634,7 +648,9 @@ class Scheduler:
                     break
                 budget *= cfg.budget_per_day * cfg.budget_fill / load
         else:
-            k, starved = self._alloc(rates, weights, peak, hourly, caps, ceil, budget, counted)
+            k, starved = self._alloc(
+                rates, weights, peak, hourly, caps, ceil, budget, counted, longest
+            )
         names = []
         todo = []
         for i, f in enumerate(feeds):
@@ -647,7 +663,7 @@ class Scheduler:
                 # planned while it was starved may lie past the maximum interval
                 limit = max(
                     now,
-                    f.last_fetch + max(cfg.max_interval, self._min_int(f)),
+                    f.last_fetch + max(self._max_int(f), self._min_int(f)),
                     f.not_before,
                     self._host_block.get(f.host, -INF),
                 )
@@ -688,7 +704,7 @@ class Scheduler:
         ceil: FloatArray,
         budget: float,
         counted: FloatArray | None = None,
-        max_interval: float | None = None,
+        max_interval: float | FloatArray | None = None,
     ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
         """Capacity floors first (Han et al.), then the max-interval floor, then √(wλ).
 
@@ -794,10 +810,9 @@ class Scheduler:
         cfg = self.config
         mi = self._min_int(f)
         back = cfg.error_backoff_base * 2.0 ** min(f.err_count - 1, 30) * jitter
-        return min(max(mi, back), max(mi, cfg.max_interval))
+        return min(max(mi, back), max(mi, self._max_int(f)))
 
     def _compute_next(self, f: _Feed, t0: float) -> float:
-        cfg = self.config
         mi = self._min_int(f)
         if f.err_count > 0:
             nxt = t0 + self._backoff(f, self.rng.uniform(0.75, 1.25))
@@ -808,7 +823,7 @@ class Scheduler:
             # its share). The next point may come up to a minute early; the clamp
             # below still keeps the minimum interval.
             nxt = self._pattern_next(f, t0, mi - min(0.5 * mi, 60.0))
-            mx = cfg.max_interval
+            mx = self._max_int(f)
             if f.starved and f.share > 0:
                 mx = max(mx, 1.5 * DAY / f.share)
             nxt = min(nxt, t0 + mx)
@@ -935,7 +950,7 @@ class Scheduler:
                 f.deferred = False
                 nxt = self._pattern_next(f, now, 60.0)
                 if f.last_fetch is not None:
-                    nxt = min(nxt, max(now + 60.0, f.last_fetch + 2 * self.config.max_interval))
+                    nxt = min(nxt, max(now + 60.0, f.last_fetch + 2 * self._max_int(f)))
                 if nxt > now:
                     self._set_due(f, nxt)
                     continue
@@ -1049,7 +1064,7 @@ class Scheduler:
                 ra = h.retry_after
                 if ra is None:
                     ra = now + min(
-                        cfg.max_interval, cfg.error_backoff_base * 2 ** (f.err_count - 1)
+                        self._max_int(f), cfg.error_backoff_base * 2 ** (f.err_count - 1)
                     )
                 nb = ra
                 # the host that sent it (a redirect's target), not always the feed's
@@ -1350,9 +1365,8 @@ class Scheduler:
         caps = np.array([float(self._cap(f)) if self._cap(f) > 0 else np.inf for f in feeds])
         ceil = np.array([fetch_ceiling(self._min_int(f, mi), self.config.plan_bins) for f in feeds])
         w = np.array([f.weight for f in feeds])
-        k, _ = self._alloc(
-            rates, w, peak, hourly, caps, ceil, budget_per_day, max_interval=max_interval
-        )
+        longest = np.array([self._max_int(f, max_interval) for f in feeds])
+        k, _ = self._alloc(rates, w, peak, hourly, caps, ceil, budget_per_day, max_interval=longest)
         k = np.maximum(k, 1e-9)
         d_smart = shapes * DAY / k / 2.0
         tot = float(rates.sum())

@@ -50,9 +50,9 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from smartreader.errors import SmartReaderError
-from smartreader.gui.charts import accent
+from smartreader.gui.charts import accent, humanize_duration
 from smartreader.gui.safetext import ask, ask_to_delete, plain_label
-from smartreader.gui.settings import KEEP_CHOICES, open_size
+from smartreader.gui.settings import KEEP_CHOICES, MAX_INTERVAL_CHOICES, open_size
 from smartreader.net import credentials as keyring_credentials
 from smartreader.subscriptions import feed_address
 from smartreader.text import count_of, date_time_text, with_kind
@@ -477,6 +477,11 @@ FEED_KEEP_CHOICES = (
 )
 
 
+def _interval_text(seconds: float) -> str:
+    """An interval as Settings names it ("1 day", "6 hours"), else in short."""
+    return dict(MAX_INTERVAL_CHOICES).get(float(seconds)) or humanize_duration(seconds)
+
+
 def _days_text(days: float) -> str:
     if days <= 0:
         return "always"
@@ -603,6 +608,7 @@ class FeedPropertiesDialog(QDialog):
         # changes it, so OK with no edits changes nothing.
         self._shown = (self.weight.value(), self.min_interval.value())
         self.min_interval.setToolTip("Never check this feed more often than this")
+        self.max_interval = self._max_interval_box(feed.max_interval)
         self.load_images = QCheckBox("Load remote images in articles")
         self.load_images.setChecked(bool(feed.load_images))
         self.load_images.setToolTip("Off by default: remote images let sites see when you read")
@@ -635,6 +641,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("&Password:", self.password)
         form.addRow("P&riority weight:", self.weight)
         form.addRow("&Minimum interval:", self.min_interval)
+        form.addRow("Ma&ximum interval:", self.max_interval)
         form.addRow("&Keep read articles:", self.keep)
         form.addRow("", self.load_images)
         form.addRow("", self.full_text)
@@ -656,6 +663,33 @@ class FeedPropertiesDialog(QDialog):
         lay.addWidget(self.buttons)
         # room for a long address beside the labels, at any font size
         open_size(self, max(520, self.fontMetrics().averageCharWidth() * 85))
+
+    def _max_interval_box(self, own: float | None) -> QComboBox:
+        """Settings' maximum interval (the default), or one of the same choices."""
+        from smartreader.updater import (
+            DEFAULT_MAX_INTERVAL,
+            DEFAULT_MIN_INTERVAL,
+            MAX_INTERVAL_RANGE,
+            MIN_INTERVAL_RANGE,
+        )
+
+        settings = self.store.get_number("max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE)
+        self._settings_min = self.store.get_number(
+            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
+        )
+        box = QComboBox()
+        box.addItem(f"As in Settings ({_interval_text(settings)})", None)
+        for seconds, label in MAX_INTERVAL_CHOICES:
+            box.addItem(label, seconds)
+        if own is not None and box.findData(float(own)) < 0:  # from a file or a script
+            at = 1 + sum(1 for x, _ in MAX_INTERVAL_CHOICES if x < own)
+            box.insertItem(at, _interval_text(own), float(own))
+        box.setCurrentIndex(0 if own is None else box.findData(float(own)))
+        box.setToolTip(
+            "The longest this feed goes unchecked, however quiet it is (shorter: it is "
+            "checked more often, taking requests from the others)"
+        )
+        return box
 
     @staticmethod
     def _info_html(feed: Any, overlaps: Sequence[str] = (), rules: Sequence[Any] = ()) -> str:
@@ -716,6 +750,15 @@ class FeedPropertiesDialog(QDialog):
         min_interval = minutes * 60.0 if minutes else None
         if minutes == self._shown[1]:
             min_interval = feed.min_interval
+        longest = self.max_interval.currentData()
+        shortest = min_interval if min_interval is not None else self._settings_min
+        if longest is not None and shortest > longest:
+            self.show_error(
+                f"The maximum interval ({_interval_text(longest)}) is shorter than the "
+                f"minimum interval ({_interval_text(shortest)})."
+            )
+            self.max_interval.setFocus()
+            return
         keep = self.keep.currentData()
         keep_changed = keep != feed.keep_days
         if keep_changed:
@@ -744,6 +787,7 @@ class FeedPropertiesDialog(QDialog):
                 folder=self.folder.currentText().strip() or None,
                 weight=weight,
                 min_interval=min_interval,
+                max_interval=longest,
                 load_images=self.load_images.isChecked(),
                 full_text=self.full_text.isChecked(),
                 auth_username=username,

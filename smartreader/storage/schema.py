@@ -352,7 +352,13 @@ ALTER TABLE feeds ADD COLUMN full_text INTEGER NOT NULL DEFAULT 0 CHECK (full_te
 """
 
 
+# v15: a feed's own maximum interval (Feed properties), NULL: as in Settings.
+_V15 = """
+ALTER TABLE feeds ADD COLUMN max_interval REAL CHECK (max_interval IS NULL OR max_interval > 0);
+"""
+
+
 MIGRATIONS: list[str] = [
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15
 ]  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -87,6 +87,8 @@ class Feed:
     keep_days: float | None = None
     # load an article's page (Store.full_article) by itself when it is opened
     full_text: bool = False
+    # its own maximum interval (seconds); None: as in Settings
+    max_interval: float | None = None
 
     @property
     def display_title(self) -> str:
@@ -314,6 +316,9 @@ def is_https_upgrade(old: str, new: str) -> bool:
     )
 
 
+# What a feed's own maximum interval may be (as Settings': an hour to a week).
+MAX_INTERVAL_LIMITS = (3600.0, 7 * 86400.0)
+
 # Every table whose rows belong to one feed (a test checks the schema for others).
 FEED_TABLES = ("entries", "fetch_log", "alerts", "purged_entries", "rules")
 
@@ -433,6 +438,14 @@ def _flag_column(r: sqlite3.Row, name: str) -> bool:
     """A 0/1 column added after v1 (absent from the light query and from an older
     database opened read-only: then off)."""
     return name in r.keys() and bool(r[name])  # noqa: SIM118
+
+
+def _max_interval(r: sqlite3.Row) -> float | None:
+    """The ``max_interval`` column (schema v15; absent from the light query and an
+    older database opened read-only: then as in Settings)."""
+    if "max_interval" not in r.keys():  # noqa: SIM118
+        return None
+    return None if r["max_interval"] is None else float(r["max_interval"])
 
 
 def _keep_days(r: sqlite3.Row) -> float | None:
@@ -1143,6 +1156,7 @@ class Store:
             previous_urls=_previous_urls(r),
             keep_days=_keep_days(r),
             full_text=_flag_column(r, "full_text"),
+            max_interval=_max_interval(r),
         )
 
     def feed(self, feed_id: int) -> Feed:
@@ -1173,12 +1187,14 @@ class Store:
             "url",
             "keep_days",
             "full_text",
+            "max_interval",
         }
     )
 
     def update_feed(self, feed_id: int, **changes: Any) -> None:
         """Change user-facing settings: user_title, folder (name or None), weight,
-        min_interval, load_images, auth_username, status, url, keep_days, full_text."""
+        min_interval, max_interval, load_images, auth_username, status, url, keep_days,
+        full_text."""
         sets: list[str] = []
         params: list[Any] = []
         new_folder = None  # made in the update's transaction: a refused one makes none
@@ -1219,6 +1235,12 @@ class Store:
                 raise UsageError("priority weight must be between 0 and 100")
             if key == "min_interval" and value is not None and float(value) < 60:
                 raise UsageError("minimum interval must be at least one minute")
+            if (
+                key == "max_interval"
+                and value is not None
+                and not (MAX_INTERVAL_LIMITS[0] <= float(value) <= MAX_INTERVAL_LIMITS[1])
+            ):
+                raise UsageError("maximum interval must be between one hour and one week")
             if key == "keep_days" and value is not None and not 0 <= float(value) <= 36500:
                 raise UsageError("articles are kept between 0 (always) and 36500 days")
             if key == "user_title" and value is not None:

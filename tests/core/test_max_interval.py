@@ -108,3 +108,66 @@ def test_the_plan_says_which_maximum_interval_the_budget_cannot_give(longest, te
 def test_a_maximum_interval_that_is_not_a_positive_time_is_refused(bad):
     with pytest.raises(ValueError, match="max_interval"):
         SchedulerConfig(max_interval=bad)
+
+
+# -- a feed's own maximum interval (Feed properties) ------------------------------
+
+
+def _two_quiet(own: float | None, budget: float = 60.0) -> Scheduler:
+    """A busy feed that takes most of the budget, and two quiet ones: "q" with
+    its own maximum interval ``own``, "r" with Settings' (a day)."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=budget, min_interval=60.0), T0)
+    sched.add_feed("busy", host="busy", capacity=1000)
+    sched.set_lambda("busy", np.full(168, 500.0 / 24))
+    sched.add_feed("q", host="q", capacity=1000, max_interval=own)
+    sched.add_feed("r", host="r", capacity=1000)
+    for fid in ("q", "r"):
+        sched.set_lambda(fid, np.full(168, 0.01 / 24))  # an item every 100 days
+    sched.replan(T0)
+    return sched
+
+
+@pytest.mark.parametrize("own", [2 * HOUR, 6 * HOUR])
+def test_a_feeds_own_maximum_interval_holds_for_it_alone(own):
+    sched = _two_quiet(own)
+    # its floor: a fetch per own maximum interval; the other keeps a day's
+    assert sched.explain("q", T0).share_per_day >= DAY / own - 1e-6
+    assert sched.explain("r", T0).share_per_day == pytest.approx(1.0, abs=1e-6)
+    last = _fetched_once(sched, "q")
+    assert last + 0.5 * own <= sched.explain("q", last).planned[0] <= last + own + 1.0
+    last_r = _fetched_once(sched, "r")
+    assert sched.explain("r", last_r).planned[0] > last_r + 12 * HOUR
+
+
+def test_a_feeds_own_week_lets_it_wait_longer_than_settings_day():
+    sched = _two_quiet(7 * DAY)
+    assert sched.explain("q", T0).share_per_day < 0.9
+    assert sched.explain("r", T0).share_per_day == pytest.approx(1.0, abs=1e-6)
+    # and its request goes to the busy feed
+    assert (
+        sched.explain("busy", T0).share_per_day
+        > _two_quiet(None).explain("busy", T0).share_per_day + 0.05
+    )
+
+
+def test_settings_estimate_keeps_a_feeds_own_maximum_interval():
+    own, plain = _two_quiet(2 * HOUR), _two_quiet(None)
+    # a week in Settings would let both quiet feeds wait; the one with its own
+    # two hours still takes twelve requests a day, so the busy feed gets fewer
+    assert own.estimate_delay_for_budget(60, max_interval=7 * DAY)[0] > (
+        1.05 * plain.estimate_delay_for_budget(60, max_interval=7 * DAY)[0]
+    )
+
+
+def test_a_feeds_own_maximum_below_its_minimum_yields_to_the_minimum():
+    sched = Scheduler(SchedulerConfig(budget_per_day=500), T0)
+    sched.add_feed("q", host="q", min_interval=3 * HOUR, max_interval=HOUR)
+    last = _fetched_once(sched, "q")
+    assert sched.explain("q", last).planned[0] == pytest.approx(last + 3 * HOUR, abs=1)
+
+
+@pytest.mark.parametrize("bad", [0.0, -HOUR, float("inf"), float("nan")])
+def test_a_feeds_own_maximum_that_is_not_a_positive_time_is_refused(bad):
+    sched = Scheduler(SchedulerConfig(), T0)
+    with pytest.raises(ValueError, match="max_interval"):
+        sched.add_feed("q", host="q", max_interval=bad)

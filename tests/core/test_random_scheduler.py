@@ -147,6 +147,7 @@ class AppFeed:
     site: Site
     weight: float = 1.0
     min_interval: float | None = None
+    max_interval: float | None = None  # its own (Feed properties), else Settings'
     capacity: int | None = None
     status: str = "active"  # active, paused, gone, deleted
     state: dict[str, Any] | None = None  # scheduler_state, saved with each recorded fetch
@@ -228,6 +229,9 @@ class Session:
     def mi_of(self, f: AppFeed) -> float:
         return f.min_interval if f.min_interval is not None else self.mi
 
+    def mx_of(self, f: AppFeed) -> float:
+        return f.max_interval if f.max_interval is not None else self.mx
+
     def add_to_scheduler(self, f: AppFeed) -> None:
         """Updater._add_to_scheduler: active feeds only, from the store's row."""
         if f.status != "active":
@@ -240,6 +244,7 @@ class Session:
             weight=f.weight,
             capacity=f.capacity,
             min_interval=f.min_interval,
+            max_interval=f.max_interval,
             state=state,
             last_fetch=f.last_fetched,
         )
@@ -580,8 +585,10 @@ class Session:
         r = self.rng.random()
         if r < 0.3:
             f.weight = self.rng.choice([0.01, 0.5, 1.0, 3.0, 100.0])
-        elif r < 0.6:
+        elif r < 0.5:
             f.min_interval = self.rng.choice([None, 60.0, 600.0, 6 * HOUR, 2 * DAY, 7 * DAY])
+        elif r < 0.6:
+            f.max_interval = self.rng.choice([None, HOUR, 6 * HOUR, 2 * DAY, 7 * DAY])
         elif r < 0.7:
             f.capacity = self.rng.choice([None, 5, 20, 100])
         elif f.status == "gone":
@@ -706,7 +713,7 @@ class Session:
             earliest = min(earliest, nxt)
             st = states[fid]
             lf = st["last_fetch"]
-            bound = max(cfg.max_interval, self.mi_of(f))
+            bound = max(self.mx_of(f), self.mi_of(f))
             if lf is None or nxt <= lf + bound + 2.0 or nxt <= now + 2 * HOUR:
                 continue
             why = " ".join(ex.notes)

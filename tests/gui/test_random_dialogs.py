@@ -361,10 +361,11 @@ class Session:
 
     def feed_view(self, f: Any) -> tuple[Any, ...]:
         return (f.url, f.user_title, f.folder, f.weight, f.min_interval, f.keep_days,
-                bool(f.load_images), f.auth_username, bool(f.full_text))  # fmt: skip
+                bool(f.load_images), f.auth_username, bool(f.full_text),
+                f.max_interval)  # fmt: skip
 
     FEED_FIELDS = ("url", "user_title", "folder", "weight", "min_interval", "keep_days",
-                   "load_images", "auth_username", "full_text")  # fmt: skip
+                   "load_images", "auth_username", "full_text", "max_interval")  # fmt: skip
 
     def settings_view(self) -> dict[str, Any]:
         store, prefs = self.env.store, self.win.prefs
@@ -687,6 +688,7 @@ class Session:
             "keep": dlg.keep.currentData(),
             "images": dlg.load_images.isChecked(),
             "full": dlg.full_text.isChecked(),
+            "max": dlg.max_interval.currentData(),
         }
 
     def props_expected_shown(self, fid: int) -> dict[str, Any]:
@@ -701,6 +703,7 @@ class Session:
             "keep": None if f.keep_days is None else float(f.keep_days),
             "images": bool(f.load_images),
             "full": bool(f.full_text),
+            "max": f.max_interval,
         }
 
     def a_props(self, c: int) -> str:
@@ -724,7 +727,7 @@ class Session:
             for _ in range(rng.randint(0, 5)):
                 what = rng.choice(["title", "title", "folder", "folder", "url", "user", "password",
                                    "weight",
-                                   "min", "keep", "images", "full", "fetch"])  # fmt: skip
+                                   "min", "keep", "images", "full", "max", "fetch"])  # fmt: skip
                 if what == "title":
                     text = rng.choice(NAMES)
                     retype(self.qtbot, dlg.title, text)
@@ -770,6 +773,11 @@ class Session:
                     dlg.load_images.setFocus()
                     self.qtbot.keyClick(dlg.load_images, Qt.Key.Key_Space)
                     did.append(f"images -> {dlg.load_images.isChecked()}")
+                elif what == "max":
+                    dlg.max_interval.setFocus()
+                    self.qtbot.keyClick(dlg.max_interval,
+                                        rng.choice([Qt.Key.Key_Down, Qt.Key.Key_Up]))  # fmt: skip
+                    did.append(f"max interval -> {dlg.max_interval.currentData()}")
                 elif what == "full":
                     dlg.full_text.setFocus()
                     self.qtbot.keyClick(dlg.full_text, Qt.Key.Key_Space)
@@ -883,11 +891,14 @@ class Session:
                 url = feed_address(url)
             except (SmartReaderError, ValueError) as e:
                 return {}, f"bad address: {e}"
-            if any(o.url == url for o in store.feeds() if o.id != fid):
-                return {}, "another feed's address"
         weight = shown["weight"] if shown["weight"] != dlg._shown[0] else f.weight
         minutes = shown["min"]
         mi = (minutes * 60.0 if minutes else None) if minutes != dlg._shown[1] else f.min_interval
+        shortest = mi if mi is not None else store.get_number("min_interval", 900.0, 60, 86400)
+        if shown["max"] is not None and shortest > shown["max"]:
+            return {}, "maximum interval below the minimum"
+        if url != f.url and any(o.url == url for o in store.feeds() if o.id != fid):
+            return {}, "another feed's address"
         return {
             "url": url,
             "user_title": _name(shown["title"]) or None,
@@ -898,6 +909,7 @@ class Session:
             "load_images": shown["images"],
             "auth_username": shown["username"].strip() or None,
             "full_text": shown["full"],
+            "max_interval": shown["max"],
         }, None
 
     # -- Rename, new folder, delete folder ----------------------------------------------------
