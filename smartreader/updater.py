@@ -389,13 +389,24 @@ class Updater:
         Any thread (the GUI loads pages beside the scheduler's runs): the fetcher
         is shared, so a host's Retry-After holds here too and a 429 here holds
         for its feeds. Not a feed fetch: no budget is spent, nothing is learned.
+        A private feed's login goes with a page on the feed's own site (the
+        fetcher's rule for a redirect), never elsewhere.
         Raises ``FullTextError`` (a message for the user) when the page cannot
         be loaded or holds no article, ``UsageError`` when the article is gone."""
         entry = self.store.entry(entry_id)
         if not entry.link:
             raise FullTextError("This article has no link to load its page from")
         feed = self.store.feed(entry.feed_id)
-        page = fetch_full_article(self.fetcher, entry.link, source=feed.url)
+        auth = None
+        if feed.auth_username and credentials_may_follow(feed.url, entry.link):
+            # a private feed's pages on its own site ask for its login too
+            try:
+                pw = credentials.get_password(feed.url, feed.auth_username)
+            except CredentialsError as e:
+                raise FullTextError(f"The page could not be loaded: {e}") from e
+            if pw is not None:
+                auth = (feed.auth_username, pw)
+        page = fetch_full_article(self.fetcher, entry.link, source=feed.url, auth=auth)
         text = without_title(page.html, entry.title)  # the pane shows the title above
         fetched = self.now()
         if not self.store.save_full_article(entry_id, page.url, text, fetched):

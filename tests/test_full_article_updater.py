@@ -93,3 +93,44 @@ def test_a_retry_after_on_a_page_holds_for_the_host(world):
         up.load_full_article(c)
     assert server.requests_for("/c") == []
     assert store.full_article(c) is None
+
+
+def test_a_private_feeds_login_goes_to_its_own_site_only(tmp_path):
+    import base64
+
+    from smartreader.net import credentials
+    from tests.keyrings import MemoryKeyring, installed
+
+    want = "Basic " + base64.b64encode(b"ann:s3cret").decode()
+
+    def private(req):
+        if req.header("authorization") != want:
+            return Reply(status=401, headers={"WWW-Authenticate": 'Basic realm="x"'})
+        return Reply(body=PAGE, headers=HTML)
+
+    with (
+        installed(MemoryKeyring()),
+        FeedServer() as own,
+        FeedServer() as other,
+        Store(tmp_path / "db.sqlite3") as store,
+    ):
+        own.route("/feed.xml", Reply(status=304))
+        own.route("/a", private)
+        other.route("/b", Reply(body=PAGE, headers=HTML))
+        fid = store.add_feed(own.url("/feed.xml"), title="F", auth_username="ann")
+        credentials.store_password(own.url("/feed.xml"), "ann", "s3cret")
+        now = time.time()
+        entries = [
+            ParsedEntry("a", "A", own.url("/a"), "", now, None, "<p>A […]</p>", ""),
+            ParsedEntry("b", "B", other.url("/b"), "", now, None, "<p>B […]</p>", ""),
+        ]
+        store.record_fetch(FetchRecord(fid, now, "ok", entries=entries))
+        a, b = sorted(store.entry_ids(feed_ids=[fid]))
+        up = Updater(store)
+        try:
+            assert "Sentence 7" in up.load_full_article(a).html
+            assert [r.header("authorization") for r in own.requests_for("/a")] == [want]
+            assert "Sentence 7" in up.load_full_article(b).html
+            assert [r.header("authorization") for r in other.requests_for("/b")] == [None]
+        finally:
+            up.close()

@@ -339,7 +339,9 @@ def _host(url: str) -> str:
         return ""
 
 
-def fetch_full_article(fetcher: Fetcher, url: str, *, source: str) -> FullArticle:
+def fetch_full_article(
+    fetcher: Fetcher, url: str, *, source: str, auth: tuple[str, str] | None = None
+) -> FullArticle:
     """GET ``url`` (an article's link) with ``fetcher`` and extract its article.
 
     ``source`` is the feed's own URL: when its host is public the link may not
@@ -347,7 +349,9 @@ def fetch_full_article(fetcher: Fetcher, url: str, *, source: str) -> FullArticl
     fetch is ``public_only`` so redirects and DNS answers are held to it too).
     Raises FullTextError, with a message for the user, for a link that is not
     http(s), a refused local address, any fetch that is not ok, an empty body, a
-    content type that is not HTML, and extraction failures.
+    content type that is not HTML, and extraction failures. ``auth`` (user name,
+    password: the feed's, when the caller found the page on the feed's own site)
+    goes with the request as the fetcher sends any: never to another site.
     """
     link = (url or "").strip()
     try:
@@ -365,7 +369,7 @@ def fetch_full_article(fetcher: Fetcher, url: str, *, source: str) -> FullArticl
             f"The article's link leads into your local network ({host}) from a feed on "
             "a public site; it was not loaded."
         )
-    result = fetcher.fetch(link, public_only=public_only)
+    result = fetcher.fetch(link, auth=auth, public_only=public_only)
     if result.status != "ok":
         raise _failure(result)
     if not result.body or not result.body.strip():
