@@ -157,10 +157,17 @@ def _run(timeout_s: float) -> int:
         linked = next((e for e in win.store.entries(win.store.entry_ids()[:20]) if e.link), None)
         if linked is None:
             raise SelfTestError("the demo has no article with a link")
+        pool = ctl._updater.parse_pool
+        extracted = (pool.in_workers, pool.fallbacks) if pool is not None else (0, 0)
         try:
             page = ctl._updater.load_full_article(linked.id)
         except SmartReaderError as e:
             raise SelfTestError(f"the full article did not load: {e}") from e
+        if pool is not None and (pool.in_workers, pool.fallbacks) != (
+            extracted[0] + 1,
+            extracted[1],
+        ):
+            raise SelfTestError("the article was not extracted in a worker process")
         _say(f"full article loaded and extracted ({len(page.html)} characters of HTML)")
 
         # Let the coalesced list/count refresh run, then render the window.

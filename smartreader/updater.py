@@ -406,7 +406,11 @@ class Updater:
                 raise FullTextError(f"The page could not be loaded: {e}") from e
             if pw is not None:
                 auth = (feed.auth_username, pw)
-        page = fetch_full_article(self.fetcher, entry.link, source=feed.url, auth=auth)
+        # in a parse worker when there are some (the GUI's): off this process's GIL
+        extract = self.parse_pool.extract if self.parse_pool is not None else None
+        page = fetch_full_article(
+            self.fetcher, entry.link, source=feed.url, auth=auth, extract=extract
+        )
         text = without_title(page.html, entry.title)  # the pane shows the title above
         fetched = self.now()
         if not self.store.save_full_article(entry_id, page.url, text, fetched):

@@ -34,6 +34,7 @@ import codecs
 import html
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from urllib.parse import urlsplit
@@ -340,7 +341,12 @@ def _host(url: str) -> str:
 
 
 def fetch_full_article(
-    fetcher: Fetcher, url: str, *, source: str, auth: tuple[str, str] | None = None
+    fetcher: Fetcher,
+    url: str,
+    *,
+    source: str,
+    auth: tuple[str, str] | None = None,
+    extract: Callable[..., FullArticle] | None = None,
 ) -> FullArticle:
     """GET ``url`` (an article's link) with ``fetcher`` and extract its article.
 
@@ -352,6 +358,8 @@ def fetch_full_article(
     content type that is not HTML, and extraction failures. ``auth`` (user name,
     password: the feed's, when the caller found the page on the feed's own site)
     goes with the request as the fetcher sends any: never to another site.
+    ``extract``: ``extract_article`` or a stand-in with its signature (the GUI's
+    parse workers, ``ParsePool.extract``).
     """
     link = (url or "").strip()
     try:
@@ -377,4 +385,5 @@ def fetch_full_article(
     mime, charset = _media_type(result.content_type)
     if mime and mime not in HTML_TYPES:
         raise FullTextError(f"The link is not a web page ({mime}).")
-    return extract_article(result.body, result.final_url or link, charset=charset)
+    run = extract_article if extract is None else extract
+    return run(result.body, result.final_url or link, charset=charset)

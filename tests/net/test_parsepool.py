@@ -103,3 +103,54 @@ def test_a_parse_that_takes_too_long_is_refused_and_its_worker_stopped():
         assert pool.fallbacks == 0
     finally:
         pool.close()
+
+
+# -- the article of a web page (Load full article) -----------------------------------
+
+PAGE = (
+    "<html><head><title>Ferry news</title></head><body><nav>Home MENU</nav><article>"
+    + "<p>The harbour authority met on Tuesday about the ferry timetable, at length. </p>" * 6
+    + "</article><footer>FOOTER</footer></body></html>"
+).encode()
+
+
+def test_an_article_is_extracted_in_a_worker_as_in_thread(pool):
+    from smartreader.net.fulltext import extract_article
+
+    want = extract_article(PAGE, "https://example.org/a")
+    got = pool.extract(PAGE, "https://example.org/a")
+    assert got == want and "MENU" not in got.html and got.text_chars > 200
+    assert pool.in_workers == 1 and pool.fallbacks == 0
+    workers = list(pool._pool._processes.values())  # type: ignore[union-attr]
+    assert workers and all(w.pid != os.getpid() for w in workers)
+
+
+def test_a_page_with_no_article_raises_its_own_error_from_the_worker(pool):
+    from smartreader.net.fulltext import FullTextError
+
+    with pytest.raises(FullTextError, match="No article"):
+        pool.extract(b"<html><body><nav>Home</nav></body></html>", "https://example.org/a")
+    assert pool.fallbacks == 0 and pool.in_workers == 1
+
+
+def test_a_page_that_takes_too_long_is_refused_and_its_worker_stopped():
+    from smartreader.net.fulltext import FullTextError
+
+    pool = ParsePool(workers=1, timeout=0.3)
+    try:
+        assert pool.extract(PAGE, "https://example.org/a").text_chars  # the worker is up
+        workers = list(pool._pool._processes.values())  # type: ignore[union-attr]
+        big = (
+            "<html><body>"
+            + "".join(f"<div class='c{i}'><p>{'word, ' * 60}</p></div>" for i in range(20_000))
+            + "</body></html>"
+        ).encode()
+        with pytest.raises(FullTextError, match=r"longer than 0\.3 s"):
+            pool.extract(big, "https://example.org/big")
+        for w in workers:
+            w.join(5)
+        assert all(not w.is_alive() for w in workers)
+        assert pool.fallbacks == 0
+        assert pool.extract(PAGE, "https://example.org/a").text_chars  # a fresh worker
+    finally:
+        pool.close()
