@@ -663,6 +663,8 @@ class MainWindow(QMainWindow):
         self._open_url = open_url
         self._current_entry: int | None = None
         self._full_loading: set[int] = set()  # articles whose page is loading
+        # ... of which the reader went back to the feed's text meanwhile
+        self._full_dropped: set[int] = set()
         self._requests = deque()
         self._dialog_serial = itertools.count(1)
         self._closing = False
@@ -1659,14 +1661,18 @@ class MainWindow(QMainWindow):
             return
         if action == "feedtext":
             # forgotten, so the article opens with the feed's text next time too
-            # (a feed set to full articles loads it again)
+            # (a feed set to full articles loads it again); a load on its way
+            # is forgotten when it arrives
             self.store.delete_full_article(eid)
+            if eid in self._full_loading:
+                self._full_dropped.add(eid)
             view.show_feed_text()
         elif not _web_link(view.entry.link):
             self.statusBar().showMessage("This article has no web page to load", 4000)
         elif action == "full" and (kept := self.store.full_article(eid)) is not None:
             view.show_full(kept)
         elif action in ("full", "fullagain"):
+            self._full_dropped.discard(eid)  # wanted again after all
             view.set_full_state("loading")
             self._load_full(eid)
         self._sync_full_action()
@@ -1703,6 +1709,11 @@ class MainWindow(QMainWindow):
     @Slot(int, object)
     def _full_loaded(self, entry_id: int, result: object) -> None:
         self._full_loading.discard(entry_id)
+        if entry_id in self._full_dropped:
+            self._full_dropped.discard(entry_id)
+            if not isinstance(result, str):  # kept by the load: the reader said no
+                self.store.delete_full_article(entry_id)
+            return
         view = self.article_view
         if view.entry is None or view.entry.id != entry_id:
             return  # another article is open now; the page was kept for this one

@@ -253,3 +253,26 @@ def test_the_toolbar_has_the_full_article_button(env, qtbot, feed_server):
     win.act_full.trigger()  # nothing open: said, nothing else
     assert win.statusBar().currentMessage() == "Open an article first"
     assert not win.act_full.isChecked()
+
+
+def test_the_feeds_text_chosen_while_a_page_loads_again_stays(env, qtbot, feed_server):
+    fid, ids = _feed(env, feed_server)
+    win = env.window()
+    view = win.article_view
+    _open(env, win, fid, ids[0])
+    win.act_full.trigger()
+    qtbot.waitUntil(lambda: view.full is not None, timeout=10_000)
+    feed_server.route("/a/0", Reply(body=_page(0), headers=HTML, delay=0.8))
+    win._welcome_action("fullagain")
+    win._welcome_action("feedtext")  # changed my mind before it came
+    qtbot.waitUntil(lambda: win.full_loads_pending() == 0, timeout=10_000)
+    qtbot.wait(50)
+    assert view.full is None and "Summary 0 […]" in view.browser.toPlainText()
+    assert env.store.full_article(ids[0]) is None
+    assert len(feed_server.requests_for("/a/0")) == 2
+    # and asked for again while one is on its way, it is shown when it comes
+    win._welcome_action("full")
+    win._welcome_action("feedtext")
+    win._welcome_action("full")
+    qtbot.waitUntil(lambda: view.full is not None, timeout=10_000)
+    assert env.store.full_article(ids[0]) is not None
