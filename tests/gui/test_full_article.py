@@ -192,13 +192,19 @@ def test_feed_properties_set_full_articles(env, qtbot, feed_server):
     assert dlg.full_text.isChecked()
 
 
-def test_load_again_that_fails_keeps_the_page_shown_and_says_why(env, qtbot, feed_server):
+def _first_page_shown(env, qtbot, feed_server):
+    """The window with the first article open and its page loaded and shown."""
     fid, ids = _feed(env, feed_server)
     win = env.window()
     view = win.article_view
     _open(env, win, fid, ids[0])
     win.act_full.trigger()
     qtbot.waitUntil(lambda: view.full is not None, timeout=10_000)
+    return win, view, ids
+
+
+def test_load_again_that_fails_keeps_the_page_shown_and_says_why(env, qtbot, feed_server):
+    win, view, ids = _first_page_shown(env, qtbot, feed_server)
     feed_server.route("/a/0", Reply(status=500, body=b"down"))
     win._welcome_action("fullagain")  # the note's "Load again"
     assert "Loading the full article" in view.browser.toPlainText()
@@ -256,12 +262,7 @@ def test_the_toolbar_has_the_full_article_button(env, qtbot, feed_server):
 
 
 def test_the_feeds_text_chosen_while_a_page_loads_again_stays(env, qtbot, feed_server):
-    fid, ids = _feed(env, feed_server)
-    win = env.window()
-    view = win.article_view
-    _open(env, win, fid, ids[0])
-    win.act_full.trigger()
-    qtbot.waitUntil(lambda: view.full is not None, timeout=10_000)
+    win, view, ids = _first_page_shown(env, qtbot, feed_server)
     feed_server.route("/a/0", Reply(body=_page(0), headers=HTML, delay=0.8))
     win._welcome_action("fullagain")
     win._welcome_action("feedtext")  # changed my mind before it came
