@@ -249,6 +249,15 @@ def keep_days_of(store: Store) -> tuple[float, float]:
     )
 
 
+def intervals_of(store: Store) -> tuple[float, float]:
+    """Settings' minimum and maximum interval between two fetches of a feed
+    (seconds): each feed's unless its properties set its own."""
+    return (
+        store.get_number("min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE),
+        store.get_number("max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE),
+    )
+
+
 def _comments_on(doc: ParsedFeed, page: str) -> bool:
     """Whether ``doc`` is the comments feed of ``page``: it names the page as its
     site, and each of its items links into the page (``post/#comment-12``)."""
@@ -317,16 +326,13 @@ class Updater:
     # -- configuration ---------------------------------------------------
 
     def _config(self) -> SchedulerConfig:
+        shortest, longest = intervals_of(self.store)
         return SchedulerConfig(
             budget_per_day=self.store.get_number(
                 "budget_per_day", DEFAULT_BUDGET_PER_DAY, *BUDGET_RANGE
             ),
-            min_interval=self.store.get_number(
-                "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
-            ),
-            max_interval=self.store.get_number(
-                "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
-            ),
+            min_interval=shortest,
+            max_interval=longest,
         )
 
     def budget(self) -> float:

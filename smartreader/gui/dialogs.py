@@ -50,9 +50,9 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from smartreader.errors import SmartReaderError
-from smartreader.gui.charts import accent, humanize_duration
+from smartreader.gui.charts import accent
 from smartreader.gui.safetext import ask, ask_to_delete, plain_label
-from smartreader.gui.settings import KEEP_CHOICES, MAX_INTERVAL_CHOICES, open_size
+from smartreader.gui.settings import KEEP_CHOICES, interval_text, max_interval_combo, open_size
 from smartreader.net import credentials as keyring_credentials
 from smartreader.subscriptions import feed_address
 from smartreader.text import count_of, date_time_text, with_kind
@@ -477,11 +477,6 @@ FEED_KEEP_CHOICES = (
 )
 
 
-def _interval_text(seconds: float) -> str:
-    """An interval as Settings names it ("1 day", "6 hours"), else in short."""
-    return dict(MAX_INTERVAL_CHOICES).get(float(seconds)) or humanize_duration(seconds)
-
-
 def _days_text(days: float) -> str:
     if days <= 0:
         return "always"
@@ -666,25 +661,10 @@ class FeedPropertiesDialog(QDialog):
 
     def _max_interval_box(self, own: float | None) -> QComboBox:
         """Settings' maximum interval (the default), or one of the same choices."""
-        from smartreader.updater import (
-            DEFAULT_MAX_INTERVAL,
-            DEFAULT_MIN_INTERVAL,
-            MAX_INTERVAL_RANGE,
-            MIN_INTERVAL_RANGE,
-        )
+        from smartreader.updater import intervals_of
 
-        settings = self.store.get_number("max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE)
-        self._settings_min = self.store.get_number(
-            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
-        )
-        box = QComboBox()
-        box.addItem(f"As in Settings ({_interval_text(settings)})", None)
-        for seconds, label in MAX_INTERVAL_CHOICES:
-            box.addItem(label, seconds)
-        if own is not None and box.findData(float(own)) < 0:  # from a file or a script
-            at = 1 + sum(1 for x, _ in MAX_INTERVAL_CHOICES if x < own)
-            box.insertItem(at, _interval_text(own), float(own))
-        box.setCurrentIndex(0 if own is None else box.findData(float(own)))
+        self._settings_min, settings = intervals_of(self.store)
+        box = max_interval_combo(own, settings=settings)
         box.setToolTip(
             "The longest this feed goes unchecked, however quiet it is (shorter: it is "
             "checked more often, taking requests from the others)"
@@ -754,8 +734,8 @@ class FeedPropertiesDialog(QDialog):
         shortest = min_interval if min_interval is not None else self._settings_min
         if longest is not None and shortest > longest:
             self.show_error(
-                f"The maximum interval ({_interval_text(longest)}) is shorter than the "
-                f"minimum interval ({_interval_text(shortest)})."
+                f"The maximum interval ({interval_text(longest)}) is shorter than the "
+                f"minimum interval ({interval_text(shortest)})."
             )
             self.max_interval.setFocus()
             return

@@ -63,8 +63,8 @@ from smartreader.updater import (
     DEFAULT_MIN_INTERVAL,
     KEEP_READ_DAYS,
     KEEP_UNREAD_DAYS,
-    MAX_INTERVAL_RANGE,
     MIN_INTERVAL_RANGE,
+    intervals_of,
     keep_days_of,
 )
 
@@ -87,6 +87,35 @@ MAX_INTERVAL_CHOICES = (
     (7 * 86_400.0, "1 week"),
 )
 THEMES = (("system", "Same as the system"), ("light", "Light"), ("dark", "Dark"))
+
+
+def interval_text(seconds: float) -> str:
+    """An interval as the choices name it ("1 day", "6 hours"), else in short."""
+    return dict(MAX_INTERVAL_CHOICES).get(float(seconds)) or humanize_duration(seconds)
+
+
+def max_interval_combo(seconds: float | None, *, settings: float | None = None) -> QComboBox:
+    """The maximum interval's choices, ``seconds`` chosen; a value not among them
+    (stored by hand, by another version, from a file) is shown as is, in order.
+    ``settings``: first, an "As in Settings" item (data None, chosen when
+    ``seconds`` is None) for a feed that follows Settings' value."""
+    combo = QComboBox()
+    if settings is not None:
+        combo.addItem(f"As in Settings ({interval_text(settings)})", None)
+    for s, label in MAX_INTERVAL_CHOICES:
+        combo.addItem(label, s)
+    if seconds is None:
+        combo.setCurrentIndex(0)
+        return combo
+    i = combo.findData(float(seconds))
+    if i < 0:
+        i = combo.count() - len(MAX_INTERVAL_CHOICES)
+        i += sum(1 for s, _ in MAX_INTERVAL_CHOICES if s < seconds)
+        combo.insertItem(i, interval_text(seconds), float(seconds))
+    combo.setCurrentIndex(i)
+    return combo
+
+
 CURVE_POINTS = 20
 # how long articles are kept (days; 0 = always)
 KEEP_CHOICES = (
@@ -290,12 +319,7 @@ class SettingsDialog(QDialog):
         # requests (its floor): shown as that, and not rewritten unless changed.
         self._initial_budget_shown = _enforced(self._initial_budget)
         self._feed_min_intervals = self._read_feed_min_intervals()
-        self._initial_min_interval = store.get_number(
-            "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
-        )
-        self._initial_max_interval = store.get_number(
-            "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
-        )
+        self._initial_min_interval, self._initial_max_interval = intervals_of(store)
         self._initial_notify = bool(self._prefs.get("notifications", True))
         self._initial_tray = bool(self._prefs.get("tray_icon", True))
         self._initial_close_to_tray = bool(self._prefs.get("close_to_tray", True))
@@ -414,7 +438,7 @@ class SettingsDialog(QDialog):
         self._initial_min_interval_shown = self.min_interval_s()
         self.min_interval.setToolTip("No feed is fetched more often than this, however busy it is.")
         form.addRow("&Minimum interval per feed:", self.min_interval)
-        self.max_interval = self._max_interval_combo(self._initial_max_interval)
+        self.max_interval = max_interval_combo(self._initial_max_interval)
         self.max_interval.setToolTip(
             "Every feed is checked at least this often, however quiet it is (unless "
             "its server asks to wait longer). Longer lets quiet feeds wait and leaves "
@@ -537,18 +561,6 @@ class SettingsDialog(QDialog):
         self.data_info.setText(text)
         self.compact.setVisible(free >= COMPACT_MIN_FREE)
         self.compact.setEnabled(free >= COMPACT_MIN_FREE)
-
-    @staticmethod
-    def _max_interval_combo(seconds: float) -> QComboBox:
-        combo = QComboBox()
-        for s, label in MAX_INTERVAL_CHOICES:
-            combo.addItem(label, s)
-        i = combo.findData(float(seconds))
-        if i < 0:  # stored by hand or by another version: shown as is, in order
-            i = sum(1 for s, _ in MAX_INTERVAL_CHOICES if s < seconds)
-            combo.insertItem(i, humanize_duration(seconds), float(seconds))
-        combo.setCurrentIndex(i)
-        return combo
 
     def max_interval_s(self) -> float:
         return float(self.max_interval.currentData())

@@ -41,7 +41,6 @@ from urllib.parse import urlsplit
 
 import chardet
 import nh3
-from readability import Document
 
 from smartreader.errors import FetchError
 from smartreader.net.fetch import Fetcher, FetchResult, is_local_host
@@ -254,6 +253,10 @@ def extract_article(page: bytes | str, url: str, *, charset: str | None = None) 
         raise FullTextError("The page is empty.")
     if _looks_binary(text):
         raise FullTextError("The page could not be read: it is not text.")
+    # imported here: every command imports this module (through the updater),
+    # few load a page (readability and its lxml parts: ~10 ms of each start)
+    from readability import Document
+
     try:
         summary = Document(text, url=url or None).summary(html_partial=True)
     except Exception as exc:  # lxml and readability raise all sorts (ValueError, ParserError...)

@@ -72,7 +72,9 @@ class ParsePool:
                 ctx: BaseContext
                 try:
                     fs = multiprocessing.get_context("forkserver")
-                    fs.set_forkserver_preload(["smartreader.net.parse", "smartreader.net.fulltext"])
+                    # readability too: fulltext imports it only when a page is read
+                    preload = ["smartreader.net.parse", "smartreader.net.fulltext", "readability"]
+                    fs.set_forkserver_preload(preload)
                     ctx = fs
                 except ValueError:  # no fork server on this platform (Windows)
                     ctx = multiprocessing.get_context("spawn")

@@ -440,20 +440,13 @@ def _flag_column(r: sqlite3.Row, name: str) -> bool:
     return name in r.keys() and bool(r[name])  # noqa: SIM118
 
 
-def _max_interval(r: sqlite3.Row) -> float | None:
-    """The ``max_interval`` column (schema v15; absent from the light query and an
-    older database opened read-only: then as in Settings)."""
-    if "max_interval" not in r.keys():  # noqa: SIM118
+def _setting_column(r: sqlite3.Row, name: str) -> float | None:
+    """A feed's own number that overrides Settings' (``keep_days``, ``max_interval``),
+    or None: not set, or absent (the light query; an older database opened
+    read-only), so as in Settings."""
+    if name not in r.keys() or r[name] is None:  # noqa: SIM118
         return None
-    return None if r["max_interval"] is None else float(r["max_interval"])
-
-
-def _keep_days(r: sqlite3.Row) -> float | None:
-    """The ``keep_days`` column (absent from the light query and from an older
-    database opened read-only: then as in Settings)."""
-    if "keep_days" not in r.keys():  # noqa: SIM118
-        return None
-    return None if r["keep_days"] is None else float(r["keep_days"])
+    return float(r[name])
 
 
 def _hints_to_json(h: ServerHints) -> str:
@@ -1154,9 +1147,9 @@ class Store:
             hints=_hints_from_json(r["hints_json"] if with_state else None),
             scheduler_state=state,
             previous_urls=_previous_urls(r),
-            keep_days=_keep_days(r),
+            keep_days=_setting_column(r, "keep_days"),
             full_text=_flag_column(r, "full_text"),
-            max_interval=_max_interval(r),
+            max_interval=_setting_column(r, "max_interval"),
         )
 
     def feed(self, feed_id: int) -> Feed:

@@ -77,10 +77,7 @@ from smartreader.subscriptions import feed_address
 from smartreader.updater import (
     BUDGET_RANGE,
     DEFAULT_BUDGET_PER_DAY,
-    DEFAULT_MAX_INTERVAL,
-    DEFAULT_MIN_INTERVAL,
-    MAX_INTERVAL_RANGE,
-    MIN_INTERVAL_RANGE,
+    intervals_of,
     keep_days_of,
 )
 from tests.gui.test_mainwindow import rss
@@ -371,12 +368,8 @@ class Session:
         store, prefs = self.env.store, self.win.prefs
         return {
             "budget": store.get_number("budget_per_day", DEFAULT_BUDGET_PER_DAY, *BUDGET_RANGE),
-            "min_interval": store.get_number(
-                "min_interval", DEFAULT_MIN_INTERVAL, *MIN_INTERVAL_RANGE
-            ),
-            "max_interval": store.get_number(
-                "max_interval", DEFAULT_MAX_INTERVAL, *MAX_INTERVAL_RANGE
-            ),
+            "min_interval": intervals_of(store)[0],
+            "max_interval": intervals_of(store)[1],
             "keep": keep_days_of(store),
             "content_aware": bool(store.get_setting("content_aware", False)),
             "notifications": bool(prefs.get("notifications", True)),
@@ -894,7 +887,7 @@ class Session:
         weight = shown["weight"] if shown["weight"] != dlg._shown[0] else f.weight
         minutes = shown["min"]
         mi = (minutes * 60.0 if minutes else None) if minutes != dlg._shown[1] else f.min_interval
-        shortest = mi if mi is not None else store.get_number("min_interval", 900.0, 60, 86400)
+        shortest = mi if mi is not None else intervals_of(store)[0]
         if shown["max"] is not None and shortest > shown["max"]:
             return {}, "maximum interval below the minimum"
         if url != f.url and any(o.url == url for o in store.feeds() if o.id != fid):
