@@ -924,6 +924,9 @@ class Updater:
                 hints=hints,
                 manual=manual,
                 answered_by=answered if answered and answered != host_of(feed.url) else None,
+                unreachable=status == "error" and result.unreachable,
+                # a local refusal (a host still cooling down) sent nothing
+                answered=result.http_status is not None,
             )
             verdict = self.scheduler.observe(feed.id, obs) if self._scheduled(feed.id) else None
             missed = (
@@ -955,8 +958,16 @@ class Updater:
                 missed_to=verdict.missed_to if missed and verdict is not None else None,
                 redirect_url=adopt or result.permanent_redirect,
                 redirect_adopt=adopt is not None,
+                unreachable=obs.unreachable,
             )
             out = self.store.record_fetch(rec)
+            touched = self.scheduler.take_touched() - {feed.id}
+            if touched:
+                # the network was down, not their hosts: their failures were undone,
+                # and so they start again after a restart
+                self.store.save_scheduler_state(
+                    {int(f): self.scheduler.export_state(f) for f in touched}  # type: ignore[call-overload]
+                )
             # A confirmed permanent redirect moved the feed: the scheduler follows
             # the host (per-host gaps and Retry-After), a password the URL.
             old_url, new_url = out.moved_from, rec.redirect_url
@@ -1097,6 +1108,17 @@ class Updater:
             return self.scheduler.estimate_delay_for_budget(
                 budget_per_day, min_interval, self.now(), max_interval=max_interval
             )
+
+    def network_down(self) -> tuple[float, float] | None:
+        """(since when, next try) while no server answers anywhere; see
+        :meth:`Scheduler.network_down`."""
+        with self._lock:
+            return self.scheduler.network_down(self.now())
+
+    def network_back(self) -> None:
+        """The system reports the network is back: try it at the next due fetch."""
+        with self._lock:
+            self.scheduler.network_back(self.now())
 
     def requests_today(self) -> int:
         with self._lock:

@@ -84,5 +84,12 @@ class FetchObservation:
     hints: ServerHints = field(default_factory=ServerHints)
     manual: bool = False  # user-initiated: outside the budget but recorded
     # the host that answered when a redirect led off the feed's own (spelled as the
-    # feed's host is): a 429's Retry-After blocks that host, not the feed's
+    # feed's host is): a 429's Retry-After blocks that host, not the feed's; with
+    # ``unreachable``, the host where none did
     answered_by: str | None = None
+    # an error where no server answered at the host asked last (its name did not
+    # resolve, no connection): the host is down, or the network
+    unreachable: bool = False
+    # whether any server answered (a redirect's first host did, say); None: as the
+    # status says (every status but "error" is an answer)
+    answered: bool | None = None

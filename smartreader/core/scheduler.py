@@ -58,6 +58,7 @@ with one allocation for the batch; overdue ones are spread like after a wake-up.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import math
 import random
@@ -188,6 +189,12 @@ class SchedulerConfig:
     # the smallest common default window (WordPress)
     censor_window: int = 10
     inflight_timeout: float = 900.0  # a due() fetch never reported is abandoned after this
+    # No server answering at this many different hosts in a row (none answered
+    # between): the network is down, not the hosts (see observe). Fewer hosts
+    # subscribed: all of them, if at least two.
+    offline_hosts: int = 3
+    offline_probe: float = 60.0  # offline: one due feed tries this long after the last try
+    offline_probe_max: float = 900.0  # ... the wait doubling up to this
 
     def __post_init__(self) -> None:
         # the placement grid subdivides the 168 hourly λ slots evenly
@@ -304,6 +311,17 @@ class Scheduler:
         # until, the host's block before it); see _rewind_restored
         self._restored_blocks: dict[str, tuple[float, float]] = {}
         self._host_last: dict[str, float] = {}
+        # hosts where no server answered: (failed tries in a row, no request before)
+        self._host_down: dict[str, tuple[int, float]] = {}
+        # since a server last answered: the hosts where none did, and the feeds whose
+        # fetch failed so (their hosts' back-off is undone if the network was down)
+        # (and when they were tried before)
+        self._unreached: dict[str, list[tuple[Hashable, float | None]]] = {}
+        self._offline_since: float | None = None  # when the network went down
+        self._probe_at = -INF  # offline: when a due feed may try again
+        self._probe_gap = 0.0
+        # feeds whose saved state changed without a fetch of theirs (see take_touched)
+        self._touched: set[Hashable] = set()
         self._last_alloc = -INF
         self._alloc_dirty = True
         self._starved: tuple[Hashable, ...] = ()
@@ -469,6 +487,11 @@ class Scheduler:
         follow it (they waited days past their plan for a block that had moved)."""
         until = self._host_block[host]
         self._host_block[host] = to
+        self._release_held(host, until, now)
+
+    def _release_held(self, host: str, until: float, now: float) -> None:
+        """``host``'s feeds set to wait until ``until`` go back to their plans (the
+        wait moved or ended)."""
         for f in self._feeds.values():
             if (
                 f.host == host
@@ -584,6 +607,12 @@ class Scheduler:
         if not f.gone and not f.inflight and t < INF:
             heapq.heappush(self._heap, (t, self._seq, f.version, f.fid))
 
+    def _host_wait(self, host: str) -> float:
+        """No request to ``host`` before this: its Retry-After, or its back-off
+        while no server answers there."""
+        down = self._host_down.get(host)
+        return max(self._host_block.get(host, -INF), -INF if down is None else down[1])
+
     def _prune_log(self, now: float) -> None:
         while self._log and self._log[0] <= now - DAY:
             self._log.popleft()
@@ -630,6 +659,9 @@ class Scheduler:
                 # a failing feed is fetched only as its back-off allows: the rest
                 # of its share goes to the feeds that answer
                 ceil[i] = min(ceil[i], DAY / self._backoff(f))
+            down = self._host_down.get(f.host)
+            if down is not None:  # so is a feed whose host does not answer
+                ceil[i] = min(ceil[i], DAY / self._host_backoff(down[0]))
         longest = np.array([self._max_int(f) for f in feeds])
         budget = cfg.budget_per_day
         if cfg.weekly_shape:
@@ -665,7 +697,7 @@ class Scheduler:
                     now,
                     f.last_fetch + max(self._max_int(f), self._min_int(f)),
                     f.not_before,
-                    self._host_block.get(f.host, -INF),
+                    self._host_wait(f.host),
                 )
                 if f.next_due > limit:
                     self._set_due(f, limit)
@@ -828,7 +860,7 @@ class Scheduler:
                 mx = max(mx, 1.5 * DAY / f.share)
             nxt = min(nxt, t0 + mx)
             nxt = max(nxt, t0 + mi)
-        nxt = max(nxt, f.not_before, self._host_block.get(f.host, -INF))
+        nxt = max(nxt, f.not_before, self._host_wait(f.host))
         return self._skip_ok(f, nxt)
 
     # ------------------------------------------------------------- the loop
@@ -921,6 +953,10 @@ class Scheduler:
             self._release_abandoned(now)
         allowed = self._requests_per_24h() - len(self._log)
         out: list[Hashable] = []
+        if self._offline_since is not None:
+            if now < self._probe_at:
+                return out
+            allowed = min(allowed, 1)  # the network is down: one due feed tries it
         if allowed <= 0:
             return out
         ready: list[tuple[tuple[float, int, int, Hashable], _Feed]] = []
@@ -933,7 +969,7 @@ class Scheduler:
             f = self._feeds.get(entry[3])
             if f is None or f.version != entry[2] or f.gone or f.inflight:
                 continue
-            hb = self._host_block.get(f.host, -INF)
+            hb = self._host_wait(f.host)
             hl = self._host_last.get(f.host, -INF) + self.config.host_min_gap
             # a time that came while the cap was full may lie in skipHours by now
             wait = max(hb, hl, f.not_before, self._skip_ok(f, now))
@@ -976,6 +1012,9 @@ class Scheduler:
             self._log.append(now)
             self._host_last[f.host] = now
             out.append(f.fid)
+        if out and self._offline_since is not None:
+            # until it answers (an abandoned try: after the wait anyway)
+            self._probe_at = now + max(self._probe_gap, self.config.offline_probe)
         return out
 
     def _waiting_costs(self, feeds: list[_Feed], now: float) -> list[float]:
@@ -1022,6 +1061,8 @@ class Scheduler:
             if len(self._log) >= budget:
                 # the oldest request that must leave the 24 h window first
                 t = max(t, self._log[len(self._log) - budget] + DAY)
+            if self._offline_since is not None:
+                t = max(t, self._probe_at)
             return min(t, t_inf)
         return None if t_inf == INF else t_inf
 
@@ -1031,14 +1072,15 @@ class Scheduler:
         self._now = max(self._now, now)
         self._flush()
         f.inflight = False
-        was_due = self._inflight.pop(feed_id, None) is not None
+        handed = self._inflight.pop(feed_id, None)
         if obs.manual:
             self._manual += 1
-        elif not was_due:
+        elif handed is None:
             # a budgeted fetch that did not come from due(): count it now
             self._prune_log(now)
             self._log.append(now)
-        f.last_fetch = now
+            handed = now
+        tried_before, f.last_fetch = f.last_fetch, now
         h: ServerHints = obs.hints
         cfg = self.config
         if obs.status == "ok" or h.skip_hours or h.skip_days:
@@ -1046,6 +1088,25 @@ class Scheduler:
             # was skipped in those hours for good. Other answers carry the last
             # document's (the updater passes them on).
             f.skip_hours, f.skip_days = h.skip_hours, h.skip_days
+        answered = obs.answered if obs.answered is not None else obs.status != "error"
+        if answered:
+            self._network_answered(now)
+        if obs.status == "error" and obs.unreachable:
+            if handed is not None and not obs.manual:
+                # no server saw it: not a request of the budget (else a day offline
+                # would spend the next day's)
+                self._refund(handed)
+            host = obs.answered_by or f.host
+            if self._offline_since is None:
+                self._unreached.setdefault(host, [])
+                if not self._offline_now(now):
+                    self._unreached[host].append((f.fid, tried_before))
+                    self._host_failed(host, f, now)
+            if self._offline_since is not None:
+                f.last_fetch = tried_before  # no server saw this try
+                return self._while_offline(f, now)
+        elif answered:
+            self._host_answered(obs.answered_by or f.host, now)
         if obs.status == "gone":
             f.gone = True
             f.notes.append("server says the feed is gone (410); not polled again")
@@ -1148,6 +1209,114 @@ class Scheduler:
             return FetchVerdict(new, True, mc.estimate, mc.start, mc.end, nxt)
         return FetchVerdict(new, False, 0.0, None, None, nxt)
 
+    # ------------------------------------------- unreachable hosts, offline
+    def _refund(self, t: float) -> None:
+        with contextlib.suppress(ValueError):  # already out of the 24 h window
+            self._log.remove(t)
+
+    def _host_backoff(self, n: int) -> float:
+        """How long a host waits after ``n`` tries in a row where no server answered."""
+        cfg = self.config
+        return min(cfg.error_backoff_base * 2.0 ** min(n - 1, 30), cfg.max_interval)
+
+    def _host_failed(self, host: str, f: _Feed, now: float) -> None:
+        """No server answered at ``host`` (its name, its address): its other feeds
+        wait too, the wait doubling with each such try in a row, rather than each
+        finding it out with a request of its own. ``f`` backs off as any failing
+        feed does."""
+        n = self._host_down.get(host, (0, -INF))[0] + 1
+        wait = self._host_backoff(n) * self.rng.uniform(0.75, 1.25)
+        until = now + max(wait, self._min_int(f))
+        self._host_down[host] = (n, until)
+        self._alloc_dirty = True  # its feeds' shares go to hosts that answer
+        for g in self._feeds.values():
+            # planned before: their plans show the wait (due() would hold them anyway)
+            if g.host == host and g is not f and not (g.gone or g.inflight) and g.next_due < until:
+                self._set_due(g, until)
+
+    def _host_answered(self, host: str, now: float) -> None:
+        """A server answered at ``host`` again: its feeds held for it go back to
+        their plans (a manual refresh may find it back before its wait ends)."""
+        down = self._host_down.pop(host, None)
+        if down is None:
+            return
+        self._alloc_dirty = True
+        self._release_held(host, down[1], now)
+
+    def _offline_now(self, now: float) -> bool:
+        """Whether the failures since a server last answered say the network is
+        down: no server answered at ``offline_hosts`` different hosts (all the
+        subscribed ones, when fewer, if at least two). Then those failures were
+        the network's: the feeds' and hosts' back-offs they caused are undone, and
+        one due feed at a time tries the network (see :meth:`due`)."""
+        cfg = self.config
+        hosts = {g.host for g in self._feeds.values() if not g.gone}
+        need = max(2, min(cfg.offline_hosts, len(hosts)))
+        if len(self._unreached) < need:
+            return False
+        self._offline_since = now
+        self._probe_gap = 0.0
+        for host in self._unreached:
+            self._host_down.pop(host, None)
+        for tries in self._unreached.values():
+            for fid, before in reversed(tries):  # the earliest try's time stays
+                g = self._feeds.get(fid)
+                if g is not None and g.err_count > 0:
+                    g.err_count -= 1
+                    g.last_fetch = before
+                    self._touched.add(fid)
+                    if not (g.gone or g.inflight) and before is not None:
+                        self._set_due(g, self._compute_next(g, before))
+        self._unreached.clear()
+        self._alloc_dirty = True
+        return True
+
+    def _while_offline(self, f: _Feed, now: float) -> FetchVerdict:
+        """A try while the network is down: nothing learned about the feed (it stays
+        due as it was); the next try waits longer, up to ``offline_probe_max``."""
+        cfg = self.config
+        self._probe_gap = min(max(2.0 * self._probe_gap, cfg.offline_probe), cfg.offline_probe_max)
+        self._probe_at = now + self._probe_gap
+        nxt = now if f.last_fetch is None else self._compute_next(f, f.last_fetch)
+        self._set_due(f, nxt)
+        return FetchVerdict(0, False, 0.0, None, None, nxt)
+
+    def _network_answered(self, now: float) -> None:
+        """A server answered: the network works. Back from offline, the feeds that
+        fell due meanwhile are spread out, not fetched in one burst."""
+        self._unreached.clear()
+        if self._offline_since is None:
+            return
+        self._offline_since = None
+        self._probe_at = -INF
+        self._spread([f for f in self._feeds.values() if not (f.gone or f.inflight)], now)
+
+    def network_down(self, now: float) -> tuple[float, float] | None:
+        """(since when, next try) while no server answers anywhere (the network is
+        down: see :meth:`_offline_now`); None while the network works."""
+        if self._offline_since is None:
+            return None
+        nxt = self.next_wakeup()
+        return self._offline_since, max(now, self._probe_at if nxt is None else nxt)
+
+    def take_touched(self) -> set[Hashable]:
+        """The feeds whose :meth:`export_state` changed since the last call other
+        than by a fetch of their own (the back-off of failures the network down
+        caused, undone), for the caller to save again."""
+        out, self._touched = self._touched, set()
+        return {fid for fid in out if fid in self._feeds}
+
+    def network_back(self, now: float) -> None:
+        """The system says the network is back: while offline, the next due feed
+        tries it now rather than at the next probe."""
+        if self._offline_since is not None:
+            self._probe_at = min(self._probe_at, now)
+            self._probe_gap = 0.0
+
+    def unreachable_hosts(self, now: float) -> dict[str, tuple[int, float]]:
+        """Hosts where no server answered, still waiting: (tries in a row, until)."""
+        return {h: d for h, d in self._host_down.items() if d[1] > now}
+
     def replan(self, now: float) -> None:
         """Re-allocate and re-plan every feed's next fetch (after sleep/resume or a
         settings change); overdue feeds are spread out, not burst. Weekly patterns
@@ -1179,7 +1348,7 @@ class Scheduler:
         # each from the earliest time it may go (a Retry-After, skipHours), then
         # spacing apart: feeds held to one time came in a burst when it came
         earliest = {
-            f.fid: self._skip_ok(f, max(now, f.not_before, self._host_block.get(f.host, -INF)))
+            f.fid: self._skip_ok(f, max(now, f.not_before, self._host_wait(f.host)))
             for f in overdue
         }
         overdue.sort(
@@ -1294,6 +1463,18 @@ class Scheduler:
                 notes.append(
                     f"The feed asked not to be checked again before {time_text(f.not_before, now)}"
                 )
+        down = self._host_down.get(f.host)
+        if down is not None and down[1] > now:
+            n = down[0]
+            notes.append(
+                f"No server answered at {f.host} ({n} tr{'y' if n == 1 else 'ies'} in a row "
+                f"for its feeds): not checked before {time_text(down[1], now)}"
+            )
+        if self._offline_since is not None:
+            notes.append(
+                f"No server has answered since {time_text(self._offline_since, now)}: the "
+                "network seems down. One feed at a time tries it; none counts as failing"
+            )
         failed = f.err_count - (1 if refused_here else 0)
         if failed > 0:
             notes.append(

@@ -72,6 +72,7 @@ from PySide6.QtGui import (
     QUndoCommand,
     QUndoStack,
 )
+from PySide6.QtNetwork import QNetworkInformation
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -153,7 +154,7 @@ from smartreader.subscriptions import (
     undoable,
     unsubscribe,
 )
-from smartreader.text import count_of, keep_units
+from smartreader.text import count_of, keep_units, local_time_text
 from smartreader.updater import credentials_may_follow
 
 log = logging.getLogger(__name__)
@@ -1093,6 +1094,24 @@ class MainWindow(QMainWindow):
         s.errorOccurred.connect(lambda msg: self.statusBar().showMessage(msg, 10_000))
         s.entriesPurged.connect(self._entries_purged)
         s.compactFinished.connect(self._compacted)
+        self._watch_network()
+
+    def _watch_network(self) -> None:
+        """The system's word that the network is back ends an offline wait at once
+        (the next try could be 15 minutes away). Not every system has a backend
+        that knows; without one the tries find out."""
+        try:
+            loaded = QNetworkInformation.loadDefaultBackend()
+        except Exception:  # a backend that fails to start must not stop the window
+            log.warning("no network information backend", exc_info=True)
+            return
+        info = QNetworkInformation.instance() if loaded else None
+        if info is not None:
+            info.reachabilityChanged.connect(self._reachability_changed)
+
+    def _reachability_changed(self, reach: QNetworkInformation.Reachability) -> None:
+        if reach == QNetworkInformation.Reachability.Online:
+            self.sched.network_back()
 
     # -- state ---------------------------------------------------------------------
 
@@ -2760,6 +2779,16 @@ class MainWindow(QMainWindow):
             self.next_label.setText("Updating…")
         elif s.paused:
             self.next_label.setText("Updates paused")
+        elif s.offline is not None:
+            since, nxt = s.offline
+            now = time.time()
+            self.next_label.setText(f"Offline: next try {humanize_in(nxt, now)}")
+            self.next_label.setToolTip(
+                f"No server has answered since {local_time_text(since, now)}: the network "
+                "seems down. One feed at a time tries it, less often the longer it lasts "
+                "(every 15 minutes at most), and no feed counts as failing meanwhile. "
+                "Refresh tries now."
+            )
         elif s.next_wakeup is None:
             self.next_label.setText("Nothing planned")
         else:

@@ -58,6 +58,8 @@ class SchedulerStatus:
     next_wakeup: float | None  # epoch seconds, None when nothing is planned
     updating: bool = False
     paused: bool = False  # scheduled fetches paused; manual refreshes still run
+    # no server answers anywhere (the network is down): since when, next try
+    offline: tuple[float, float] | None = None
 
 
 class SchedulerWorker(QObject):
@@ -291,6 +293,11 @@ class SchedulerWorker(QObject):
         thread is inside it); nothing changes, and ``compactFinished`` says so."""
         self.updater.store.stop_compact()
 
+    @Slot()
+    def networkBack(self) -> None:
+        """The system reports the network is back: while offline, try it now."""
+        self._configure(lambda _: self.updater.network_back(), None)
+
     @Slot(bool)
     def setPolling(self, enabled: bool) -> None:
         """Pause or resume scheduled polling (manual refreshes still work)."""
@@ -325,7 +332,9 @@ class SchedulerWorker(QObject):
             delay_ms = self._heartbeat_ms
             self.nextWakeup.emit(math.inf)
         else:
-            delay_ms = int(max(0.0, wake - now) * 1000)
+            # rounded up: a timer that fired a millisecond early, after a run that
+            # fetched nothing, read as "due now, nothing to fetch" and idled 30 s
+            delay_ms = math.ceil(max(0.0, wake - now) * 1000)
             if delay_ms == 0 and not self._last_run_fetched:
                 delay_ms = IDLE_BACKOFF_MS
             delay_ms = min(delay_ms, self._heartbeat_ms)
@@ -430,6 +439,7 @@ class SchedulerWorker(QObject):
                 next_wakeup=self._next_wakeup() if self._polling else None,
                 updating=self._updating,
                 paused=not self._polling,
+                offline=self.updater.network_down() if self._polling else None,
             )
         except Exception:
             log.exception("reading the scheduler status failed")
@@ -510,6 +520,7 @@ class SchedulerThread(QObject):
     _feedChanged = Signal(int)
     _replan = Signal()
     _setPolling = Signal(bool)
+    _networkBack = Signal()
     _cleanup = Signal(bool)
     _compact = Signal()
     _stop = Signal()
@@ -538,6 +549,7 @@ class SchedulerThread(QObject):
         self._feedChanged.connect(self.worker.feedChanged)
         self._replan.connect(self.worker.replan)
         self._setPolling.connect(self.worker.setPolling)
+        self._networkBack.connect(self.worker.networkBack)
         self._cleanup.connect(self.worker.cleanup)
         self._compact.connect(self.worker.compact)
         self._stop.connect(self.worker.stop)
@@ -590,6 +602,9 @@ class SchedulerThread(QObject):
 
     def replan(self) -> None:
         self._replan.emit()
+
+    def network_back(self) -> None:
+        self._networkBack.emit()
 
     def set_polling(self, enabled: bool) -> None:
         self._setPolling.emit(bool(enabled))

@@ -137,6 +137,12 @@ class FetchResult:
     hints
         ``retry_after`` (absolute, also set for a host cool-down) and
         ``cache_until`` (from Cache-Control/Expires on 200/304).
+    unreachable
+        An error where no server answered at ``final_url``: its name did not
+        resolve, or no connection could be made (refused, no route, timed out
+        connecting). The host may be down, or the network. A TLS failure, a slow
+        answer or a refusal of ours (a local address) is not this: something
+        answered there, or it is about this request only.
     headers
         The final response's headers (names lower-cased, Set-Cookie dropped),
         for the parser (content-type charset, content-location...).
@@ -158,6 +164,7 @@ class FetchResult:
     hints: ServerHints = field(default_factory=ServerHints)
     redirects: tuple[Hop, ...] = ()
     headers: tuple[tuple[str, str], ...] = ()
+    unreachable: bool = False
 
 
 # -- pure policy helpers ----------------------------------------------------
@@ -659,6 +666,7 @@ class _Run:
         self.current = url
         self.http_status: int | None = None  # of the last response received
         self.bytes_read = 0  # body bytes of the final response, as on the wire
+        self.unreachable = False  # see FetchResult.unreachable
 
     # -- result helpers
 
@@ -667,6 +675,7 @@ class _Run:
         kw.setdefault("last_modified", self.last_modified)
         kw.setdefault("http_status", self.http_status)
         kw.setdefault("bytes_read", self.bytes_read)
+        kw.setdefault("unreachable", self.unreachable)
         return FetchResult(
             status=status,
             url=self.url,
@@ -853,12 +862,14 @@ class _Run:
         self._check_deadline()
         slow = guard.found(exc, guard.LookupTimeout)
         if slow is not None:
+            self.unreachable = True
             return (
                 f"timed out looking up {slow.host}: no answer from the name server "
                 f"within {slow.seconds:g} s"
             )
         lookup = guard.found(exc, socket.gaierror)
         if lookup is not None:  # not "[Errno -2] Name or service not known"
+            self.unreachable = True
             host = _request_host(exc)
             if lookup.errno in _NO_SUCH_HOST:
                 return f"no server called {host} was found: check the address"
@@ -872,6 +883,8 @@ class _Run:
             if not self.hops:
                 return f"a public page pointed to a local or private address {where}"
             return f"redirected from a public site to a local or private address {where}"
+        # refused, no route, or no answer to the connection (a ProxyError is ours)
+        self.unreachable = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
         return _describe_exception(exc)
 
     def _handle(

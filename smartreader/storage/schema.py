@@ -358,7 +358,16 @@ ALTER TABLE feeds ADD COLUMN max_interval REAL CHECK (max_interval IS NULL OR ma
 """
 
 
+# v16: a try where no server answered (the name did not resolve, no connection):
+# no server saw it, so it is not a request of the budget (see Scheduler.observe),
+# after a restart either.
+_V16 = """
+ALTER TABLE fetch_log ADD COLUMN unreachable INTEGER NOT NULL DEFAULT 0
+    CHECK (unreachable IN (0, 1));
+"""
+
+
 MIGRATIONS: list[str] = [
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15, _V16
 ]  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -152,6 +152,7 @@ class FetchLogRow:
     manual: bool
     missed_estimate: float
     warnings: tuple[str, ...] = ()  # what the parser worked around (v9)
+    unreachable: bool = False  # no server answered (v16): not a request of the budget
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,9 @@ class FetchRecord:
     # the old address answered 404/410 and this fetch reached the pending target
     # (``redirect_url``) directly: it is taken now, confirmed or not (§3.2)
     redirect_adopt: bool = False
+    # an error where no server answered (FetchResult.unreachable): no server saw
+    # the request, so the 24 h cap does not count it
+    unreachable: bool = False
 
 
 @dataclass(frozen=True)
@@ -1253,7 +1257,7 @@ class Store:
                 float(r[0])
                 for r in db.execute(
                     "SELECT time FROM fetch_log WHERE feed_id = ? AND manual = 0 "
-                    "AND time >= (SELECT MAX(time) FROM fetch_log) - ?",
+                    "AND unreachable = 0 AND time >= (SELECT MAX(time) FROM fetch_log) - ?",
                     (feed_id, DAY),
                 )
             )
@@ -1607,8 +1611,8 @@ class Store:
             db.execute(f"UPDATE feeds SET {', '.join(sets)} WHERE id = ?", (*params, rec.feed_id))
             db.execute(
                 "INSERT INTO fetch_log (feed_id, time, status, http_status, bytes, new_items, "
-                "window_items, duration, error, manual, missed_estimate, warnings) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "window_items, duration, error, manual, missed_estimate, warnings, unreachable) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     rec.feed_id,
                     rec.time,
@@ -1622,6 +1626,7 @@ class Store:
                     int(rec.manual),
                     rec.missed_estimate,
                     json.dumps([str(w)[:WARNING_CHARS] for w in rec.warnings[:WARNINGS_KEPT]]),
+                    int(rec.unreachable),
                 ),
             )
             if rec.missed_estimate > 0:
@@ -2189,6 +2194,7 @@ class Store:
             bool(r["manual"]),
             r["missed_estimate"],
             _warnings(r["warnings"] if "warnings" in r.keys() else None),  # noqa: SIM118
+            bool(r["unreachable"]) if "unreachable" in r.keys() else False,  # noqa: SIM118
         )
 
     def last_fetches(self) -> dict[int, FetchLogRow]:
@@ -2200,11 +2206,11 @@ class Store:
         return {int(r["feed_id"]): self._log_row(r) for r in rows}
 
     def budget_request_times(self, since: float) -> list[float]:
-        """The times of the budgeted (not manual) requests made since ``since``:
-        the fetch log's and the ones it no longer or never held
-        (:meth:`delete_feed`, :meth:`record_request`). Sorted."""
+        """The times of the budgeted (not manual) requests made since ``since``
+        that a server saw (not ``unreachable``): the fetch log's and the ones it no
+        longer or never held (:meth:`delete_feed`, :meth:`record_request`). Sorted."""
         rows = self._q(
-            "SELECT time FROM fetch_log WHERE time >= ? AND manual = 0 "
+            "SELECT time FROM fetch_log WHERE time >= ? AND manual = 0 AND unreachable = 0 "
             "UNION ALL SELECT time FROM spent_requests WHERE time >= ? ORDER BY time",
             (since, since),
         )

@@ -17,7 +17,10 @@ T0 = MONDAY0 + 2900 * WEEK + 7 * HOUR
 
 response = st.fixed_dictionaries(
     {
-        "status": st.sampled_from(["ok", "ok", "ok", "not_modified", "error", "rate_limited"]),
+        # "unreachable": an error where no server answered (the host or the network down)
+        "status": st.sampled_from(
+            ["ok", "ok", "ok", "not_modified", "error", "rate_limited", "unreachable"]
+        ),
         "n_new": st.integers(0, 30),
         "retry_after": st.one_of(st.none(), st.floats(0, 2 * DAY)),
         "cache": st.one_of(st.none(), st.floats(0, 3 * DAY)),
@@ -84,7 +87,6 @@ def test_scheduler_invariants(
         assert t >= now - 1e-6 or t >= T0
         now = max(now, t)
         for fid in sched.due(now):
-            fetches.append(now)
             assert now >= earliest.get(fid, -np.inf) - 1e-3
             assert now >= host_block.get(hosts[fid], -np.inf) - 1e-3
             if fid in last:
@@ -102,6 +104,14 @@ def test_scheduler_invariants(
                 ttl_seconds=r["ttl"],
             )
             status = r["status"]
+            if status == "unreachable":
+                # no server saw it: not a request of the budget, nor an interval
+                # a server could feel; its hints are the last document's
+                sched.observe(
+                    fid, FetchObservation(now, "error", hints=ServerHints(), unreachable=True)
+                )
+                continue
+            fetches.append(now)
             obs = FetchObservation(now, status, items if status == "ok" else (), hints)
             v = sched.observe(fid, obs)
             last[fid] = now

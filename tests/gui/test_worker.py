@@ -221,3 +221,22 @@ def test_refresh_clicks_queued_during_a_run_collapse(qtbot, env):
         assert starts == [True, True]
     finally:
         assert sched.shutdown()
+
+
+def test_a_timer_that_fires_a_moment_early_does_not_idle_half_a_minute(qtbot):
+    """The next fetch 0.4 ms away, after a run that fetched nothing (the host's
+    1 s gap was not over yet): the delay was truncated to 0 ms, read as "due now
+    and nothing to fetch", and the worker idled 30 s."""
+    wall = 1_800_000_000.0
+
+    class Plan:  # only what arming reads
+        def next_wakeup(self) -> float:
+            return wall + 0.0004
+
+    worker = SchedulerWorker(Plan(), wall_clock=lambda: wall)
+    worker._timer = QTimer(worker)
+    worker._timer.setSingleShot(True)
+    worker._last_run_fetched = False
+    worker._arm()
+    assert worker._timer.interval() == 1
+    worker._timer.stop()

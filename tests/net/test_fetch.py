@@ -297,6 +297,47 @@ def test_connection_refused_is_an_error_result(fetcher: Fetcher) -> None:
     assert r.status == "error"
     assert r.http_status is None
     assert r.error
+    assert r.unreachable  # no server there: the scheduler holds the host back
+
+
+def test_an_answer_is_not_unreachable(feed_server: FeedServer, fetcher: Fetcher) -> None:
+    """A 404 or a 500 is a server that answered: the feed's error, not its host's
+    or the network's."""
+    feed_server.route("/gone", Reply(status=404))
+    feed_server.route("/broken", Reply(status=500))
+    for path in ("/gone", "/broken"):
+        r = fetcher.fetch(feed_server.url(path))
+        assert r.status == "error" and not r.unreachable
+
+
+def test_a_redirect_to_a_closed_port_is_unreachable_there(
+    feed_server: FeedServer, fetcher: Fetcher
+) -> None:
+    """The host that could not be reached is the redirect's target (final_url);
+    the feed's own server did answer."""
+    closed = FeedServer()
+    target = closed.url("/feed")
+    closed.stop()
+    feed_server.route("/feed", Reply(status=302, headers={"Location": target}))
+    r = fetcher.fetch(feed_server.url("/feed"))
+    assert r.status == "error" and r.unreachable
+    assert r.final_url == target and r.http_status == 302
+
+
+def test_a_name_that_does_not_resolve_is_unreachable(
+    fetcher: Fetcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(host).endswith(".example"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    r = fetcher.fetch("http://nosuch.example/feed")
+    assert r.status == "error" and r.unreachable
+    assert r.error is not None and "no server called nosuch.example" in r.error
 
 
 def test_non_http_url_is_refused_without_network(fetcher: Fetcher) -> None:
@@ -571,6 +612,7 @@ def test_silent_server_hits_the_total_deadline(feed_server: FeedServer, clock: C
     assert r.status == "error"
     assert r.error is not None and "timed out" in r.error
     assert elapsed < 2.0
+    assert not r.unreachable  # it took the connection: a slow server, not a missing one
 
 
 def _slow_dns(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
@@ -612,6 +654,8 @@ def test_a_slow_name_lookup_is_bounded(
     r, elapsed = _timed_fetch(url, limits, clock)
     assert r.status == "error" and r.error == error
     assert elapsed < 2.5  # was 4 s and more
+    # a name server that never answers in time: no server could be reached
+    assert r.unreachable == error.startswith("timed out looking up")
     assert feed_server.requests == []
     _slow_dns(monkeypatch, 0.0)
     assert _timed_fetch(url, limits, clock)[0].status == "ok"

@@ -6,7 +6,7 @@
 The files were made this way from the last commit at each schema version:
 v1 ``cc53d44^``, v2 ``3b71175^``, v3 ``bc2ccd3^``, v4 ``53fcf34``, v5 ``8f32116``,
 v6 ``6f4c4e9``, v7 ``752ae24``, v8 ``7aea661``, v9 ``910cbca``, v10 ``2ee0d44``,
-v11 ``0fa3da7``, v12 ``787e2c5``, v13 ``5b708c5``, v14 ``5a30411``.
+v11 ``0fa3da7``, v12 ``787e2c5``, v13 ``5b708c5``, v14 ``5a30411``, v15 ``7429dcd``.
 ``tests/storage/test_golden_upgrades.py`` opens copies with today's code. The
 data is deterministic; what a user would lose in a bad migration is here:
 folders, renamed feeds, priorities, a user name, an error, entries with
