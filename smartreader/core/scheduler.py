@@ -308,8 +308,9 @@ class Scheduler:
         self._manual = 0
         self._host_block: dict[str, float] = {}
         # blocks taken from feeds' saved states and not yet planned: (the restored
-        # until, the host's block before it); see _rewind_restored
-        self._restored_blocks: dict[str, tuple[float, float]] = {}
+        # until, the host's block before it, the feed whose state it came from);
+        # see _rewind_restored
+        self._restored_blocks: dict[str, tuple[float, float, Hashable]] = {}
         self._host_last: dict[str, float] = {}
         # hosts where no server answered: (failed tries in a row, no request before)
         self._host_down: dict[str, tuple[int, float]] = {}
@@ -322,6 +323,7 @@ class Scheduler:
         self._probe_gap = 0.0
         # feeds whose saved state changed without a fetch of theirs (see take_touched)
         self._touched: set[Hashable] = set()
+        self._spread_last = -INF  # the last time overdue feeds were spread to
         self._last_alloc = -INF
         self._alloc_dirty = True
         self._starved: tuple[Hashable, ...] = ()
@@ -406,8 +408,8 @@ class Scheduler:
             before = self._host_block.get(f.host, -INF)
             if until > before:
                 self._host_block[f.host] = until
-                _, first = self._restored_blocks.get(f.host, (until, before))
-                self._restored_blocks[f.host] = (until, first)
+                _, first, _ = self._restored_blocks.get(f.host, (until, before, f.fid))
+                self._restored_blocks[f.host] = (until, first, f.fid)
         return est
 
     def _rewind(self, f: _Feed, now: float) -> float:
@@ -449,6 +451,7 @@ class Scheduler:
         self._shift_host_blocks(back, now)
         for host, t in list(self._host_last.items()):
             self._host_last[host] = min(t - back, now)
+        self._spread_last = min(self._spread_last - back, now)
         for fid, t in list(self._inflight.items()):
             self._inflight[fid] = min(t - back, now)
         if self._last_alloc > now:
@@ -462,18 +465,17 @@ class Scheduler:
         Only those: a feed re-added later (a property edit, from a row saved while
         the clock was ahead) moved every host's, a Retry-After given since too;
         and a block this run already moved when its clock went back was moved
-        twice (a fetch went days before the server's Retry-After)."""
-        moved: dict[str, float] = {}
-        for f in feeds:
-            back = self._rewind(f, self._now)
-            if back > 0:
-                moved[f.host] = max(moved.get(f.host, 0.0), back)
-        for host, back in moved.items():
-            restored = self._restored_blocks.get(host)
+        twice (a fetch went days before the server's Retry-After). A block moves
+        with the feed whose state brought it, by as much as that feed's times: a
+        Retry-After given after the clock was set right came with a feed saved
+        then, and moving it with the other feeds of its host, saved while the
+        clock was ahead, sent a request days before it."""
+        back = {f.fid: self._rewind(f, self._now) for f in feeds}
+        for host, (until, before, fid) in self._restored_blocks.items():
+            moved = back.get(fid, 0.0)
             # only a block still the one a saved state set (a later one stands)
-            if restored is not None and self._host_block.get(host) == restored[0]:
-                until, before = restored
-                self._move_host_block(host, max(before, self._now, until - back), self._now)
+            if moved > 0 and self._host_block.get(host) == until:
+                self._move_host_block(host, max(before, self._now, until - moved), self._now)
         self._restored_blocks.clear()
 
     def _shift_host_blocks(self, back: float, now: float) -> None:
@@ -699,7 +701,12 @@ class Scheduler:
                     f.not_before,
                     self._host_wait(f.host),
                 )
-                if f.next_due > limit:
+                if f.next_due > max(limit, self._spread_last):
+                    if limit <= now:
+                        # overdue (after a sleep, say): after the feeds spread then,
+                        # not all at this moment
+                        limit = max(now, self._spread_last + cfg.catchup_spacing)
+                        self._spread_last = limit
                     self._set_due(f, limit)
             if f.pattern is None or f.err_count > 0:
                 # new: placed at its first fetch; failing: its pattern waits for
@@ -1277,7 +1284,7 @@ class Scheduler:
         cfg = self.config
         self._probe_gap = min(max(2.0 * self._probe_gap, cfg.offline_probe), cfg.offline_probe_max)
         self._probe_at = now + self._probe_gap
-        nxt = now if f.last_fetch is None else self._compute_next(f, f.last_fetch)
+        nxt = now if f.last_fetch is None else max(now, self._compute_next(f, f.last_fetch))
         self._set_due(f, nxt)
         return FetchVerdict(0, False, 0.0, None, None, nxt)
 
@@ -1358,6 +1365,7 @@ class Scheduler:
         for f in overdue:
             t = max(earliest[f.fid], t + self.config.catchup_spacing)
             self._set_due(f, t)
+        self._spread_last = max(self._spread_last, t)
 
     # -------------------------------------------------------------- explain
     def export_state(self, feed_id: Hashable) -> dict[str, Any]:
