@@ -17,7 +17,9 @@ laptop sleeping hours or days and the clock set back (the worker then calls
 The world: feeds posting by a Poisson process with an hour-of-day profile, windows of
 5 … 50 items; servers that answer ok (new, repeated, undated, back-dated and
 future-dated items, full windows), 304, errors, 429/503 with Retry-After (per host),
-Cache-Control, ttl, skipHours/skipDays, 410, and servers that never answer.
+Cache-Control, ttl, skipHours/skipDays, 410, and servers that never answer; hosts
+where no server answers for hours, and the network down for minutes to days (then
+every try is unreachable; the system says when it is back).
 
 Checked at every hand-out (in real elapsed time, so across restarts and a clock set
 back): no more budgeted requests in any 24 h than the budget in force when the request
@@ -25,7 +27,11 @@ was handed out; never sooner than the minimum interval in force after the feed's
 request; never before a Retry-After (feed or host), a capped cache/ttl hint, or in a
 skipHour/skipDay; never a feed that is removed, paused or gone; never before the time
 ``explain`` planned for it; after ``due(now)`` nothing is left due now unless the cap
-is full; after a sleep, the overdue feeds come ``catchup_spacing`` apart.
+is full; after a sleep, the overdue feeds come ``catchup_spacing`` apart; a try no
+server saw is not a request of the budget; no other feed of a host where no server
+answered goes before the host's first wait (22.5 min at least) unless a server
+answered there since, the network was found down or the app restarted; while the
+network is down, one feed at a time, a minute apart at least.
 
 Checked after every step: ``explain`` works for every scheduled feed (λ ≥ 0 and
 finite, share ≥ 0, planned times finite, sorted, the first within the maximum
@@ -197,6 +203,13 @@ class Session:
         self.block_set: dict[str, float] = {}  # real time a host's block was last set
         self.shift_real = -math.inf  # a re-add that moved the hosts' blocks back
         self.host_handout: dict[str, float] = {}  # real time of a host's last hand-out
+        self.down_until: dict[str, float] = {}  # real time a host answers again
+        self.net_down_until = -math.inf  # real time the network is back
+        # real time no server answered at a host (cleared by an answer there, or
+        # the scheduler finding the network down)
+        self.unreached_at: dict[str, float] = {}
+        self.last_probe = -math.inf  # real time of the last try while offline
+        self.stats.update(unreachable=0, offline_probes=0)
         self.sched = Scheduler(self.config(), self.now)
         for _ in range(self.rng.randint(3, 50)):
             self.subscribe()
@@ -281,6 +294,13 @@ class Session:
                 skip_days=f.doc_hints.skip_days,
             )
             return FetchObservation(wall, "rate_limited", hints=hints, manual=manual), False
+        if real < max(self.net_down_until, self.down_until.get(f.host, -math.inf)):
+            # no server answers: no request reached anyone
+            self.stats["unreachable"] += 1
+            obs = FetchObservation(
+                wall, "error", hints=f.doc_hints, manual=manual, unreachable=True
+            )
+            return obs, False
         r = 1.0 if first else rng.random()
         if kind == "dead" or (kind == "flaky" and r < 0.4) or r < 0.03:
             return FetchObservation(wall, "error", hints=f.doc_hints, manual=manual), True
@@ -356,8 +376,14 @@ class Session:
             # fetch may then be 1.5 days / share away); white-box, see check()
             f.planned_starved = self.sched._feeds[f.fid].starved
         f.last_fetched = obs.fetched_at
-        if not obs.manual:
+        if not obs.manual and not obs.unreachable:  # the store's budget_request_times
             self.fetch_log.append(obs.fetched_at)
+        if scheduled and self.sched.network_down(obs.fetched_at) is not None:
+            self.unreached_at.clear()  # the network, not the hosts: none is held
+        elif obs.unreachable and scheduled:
+            self.unreached_at[obs.answered_by or f.host] = self.to_real(obs.fetched_at)
+        elif obs.status != "error" or obs.answered:
+            self.unreached_at.pop(obs.answered_by or f.host, None)
         real = self.to_real(obs.fetched_at)
         if sent:
             f.last_request = real if f.last_request is None else max(f.last_request, real)
@@ -474,6 +500,12 @@ class Session:
                 f"{self.spread_count} feeds in the {gap:.0f} s after a wake-up"
             )
         self.last_due_real = real_t
+        if self.sched.network_down(t) is not None and ids:
+            # offline: one due feed tries the network, a minute after the last try
+            assert len(ids) == 1, f"{len(ids)} tries at once while offline"
+            assert real_t - self.last_probe >= 60.0 - TOL, "offline tries too close"
+            self.last_probe = real_t
+            self.stats["offline_probes"] += 1
         for fid in ids:
             self.check_handout(fid, t, real_t)
         self.stats["handouts"] += len(ids)
@@ -530,6 +562,9 @@ class Session:
             gap = real - f.last_request
             assert gap >= self.mi_of(f) - 1.0, f"feed {fid} again after {gap:.0f} s"
         assert real >= f.not_before_real - TOL, f"feed {fid} before its server's hint"
+        since = real - self.unreached_at.get(f.host, -math.inf)
+        first_wait = 0.75 * min(self.sched.config.error_backoff_base, self.mx)
+        assert since >= first_wait - TOL, f"feed {fid} {since:.0f} s after its host did not answer"
         hb = self.host_block_real.get(f.host, -math.inf)
         shifted = self.block_set.get(f.host, math.inf) <= self.shift_real
         if real < hb - TOL and shifted and not STRICT:
@@ -648,6 +683,8 @@ class Session:
         self.real += self.rng.choice([0.0, 60.0, 3 * HOUR, 2 * DAY])
         t0 = self.now
         self.sched = Scheduler(self.config(), t0)
+        # a host's wait is not kept: the first of its feeds due tries it again
+        self.unreached_at.clear()
         self.sched.restore_requests([t for t in self.fetch_log if t >= t0 - DAY], t0)
         for f in self.feeds.values():
             f.last_planned = None
@@ -719,6 +756,7 @@ class Session:
             why = " ".join(ex.notes)
             explained = (
                 "below minimum" in why
+                or "No server" in why
                 or "wait" in why
                 or "unsuccessful" in why
                 or "asked" in why
@@ -747,8 +785,11 @@ class Session:
         if earliest < math.inf:
             assert w is not None, "feeds planned but no wake-up"
             free = sched.request_free_at(self.budget, now)
-            # (a wake-up in the past means "now")
-            assert w <= max(earliest, free or -math.inf, now) + TOL, "the worker would oversleep"
+            # (a wake-up in the past means "now"; offline, the next try's time)
+            probe = sched._probe_at if sched.network_down(now) is not None else -math.inf
+            assert w <= max(earliest, free or -math.inf, now, probe) + TOL, (
+                "the worker would oversleep"
+            )
         if cap <= 0:
             assert w is None
         # every feed's state is JSON and restores to itself
@@ -795,8 +836,24 @@ class Session:
             self.clock_back()
         elif r < 0.93:
             self.restart(mid_run=rng.random() < 0.4)
+        elif r < 0.95:
+            self.outage()
         else:
             self.peek()
+
+    def outage(self) -> None:
+        """A host stops answering for hours, or the network goes down; or the
+        system reports the network back (Qt's network information)."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.4:
+            host = rng.choice(self.hosts)
+            self.down_until[host] = self.real + rng.choice([600.0, 3 * HOUR, 20 * HOUR])
+        elif r < 0.8:
+            self.net_down_until = self.real + rng.choice([600.0, 3 * HOUR, 20 * HOUR, 3 * DAY])
+        elif self.real >= self.net_down_until:
+            self.sched.network_back(self.now)
+            self.last_probe = -math.inf
 
 
 def run_session(seed: int, steps: int) -> Session:
@@ -1014,3 +1071,32 @@ def test_a_feed_edited_after_the_clock_went_back_keeps_its_own_hosts_block() -> 
     assert sched.host_blocked_until("a", T0 + 60) == moved
     assert wake is not None and wake >= moved
     assert sched.due(T0 + DAY) == []
+
+
+def test_a_retry_after_given_after_the_clock_was_set_right_survives_a_restart() -> None:
+    """Seed 78 (once the sessions had outages): feed 1 was saved while the clock
+    ran three days ahead; after the clock was set right, the site refused feed 2
+    for two days. At the next start, feed 1's times moved back three days, and so
+    did the site's Retry-After, which came with feed 2, saved on the right clock:
+    both went two days early."""
+    ahead = T0 + 3 * DAY
+    sched = Scheduler(SchedulerConfig(budget_per_day=100), ahead)
+    sched.add_feed(1, host="a")
+    sched.add_feed(2, host="a")
+    assert sched.due(ahead) == [1]
+    sched.observe(1, _ok(ahead))
+    saved1 = json.loads(json.dumps(sched.export_state(1)))
+    sched.replan(T0)  # the clock is set right
+    (fid,) = sched.due(T0 + 60)
+    assert fid == 2
+    until = T0 + 2 * DAY
+    refused = FetchObservation(T0 + 60, "rate_limited", hints=ServerHints(retry_after=until))
+    sched.observe(2, refused)
+    saved2 = json.loads(json.dumps(sched.export_state(2)))
+    # the app starts again an hour later
+    again = Scheduler(SchedulerConfig(budget_per_day=100), T0 + HOUR)
+    again.add_feed(1, host="a", state=saved1, last_fetch=saved1["last_fetch"])
+    again.add_feed(2, host="a", state=saved2, last_fetch=saved2["last_fetch"])
+    wake = again.next_wakeup()
+    assert again.host_blocked_until("a", T0 + HOUR) == until
+    assert wake is not None and wake >= until
