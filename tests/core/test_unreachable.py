@@ -265,3 +265,15 @@ def test_the_system_saying_the_network_is_back_brings_the_next_try_forward():
     s.network_back(late)
     assert s.next_wakeup() <= late
     assert len(s.due(late)) == 1
+
+
+def test_the_hosts_wait_never_passes_a_maximum_interval_of_its_feeds():
+    s, now = started({"a1": "a.example", "b": "b.example"})
+    s.add_feed("a2", host="a.example", max_interval=HOUR)  # a status page: hourly at least
+    t = now + HOUR
+    for _ in range(8):  # the wait would have doubled to the day's cap
+        s.observe("a1", down(t))
+        n, until = s.unreachable_hosts(t)["a.example"]
+        assert until - t <= HOUR + 1e-6
+        t = until
+    assert n == 8
