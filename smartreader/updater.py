@@ -91,6 +91,10 @@ LAST_CLEANUP = "last_cleanup"
 # the fetcher's Retry-After blocks by host:port, kept across restarts: one an icon
 # request or a redirect's target met is not any feed's own host
 HOST_BLOCKS = "host_blocks"
+# a site's own least time between two requests, {host: seconds} (Feed properties ▸
+# Site's limit): for a site that refuses more (Reddit: one a minute)
+HOST_GAPS = "host_gaps"
+HOST_GAP_RANGE = (1.0, 24 * 3600.0)
 
 
 log = logging.getLogger(__name__)
@@ -258,6 +262,36 @@ def intervals_of(store: Store) -> tuple[float, float]:
     )
 
 
+def host_gaps_of(store: Store) -> dict[str, float]:
+    """The sites' own limits (:data:`HOST_GAPS`); a damaged value: none."""
+    value = store.get_setting(HOST_GAPS, {})
+    if not isinstance(value, dict):
+        return {}
+    lo, hi = HOST_GAP_RANGE
+    return {
+        h: float(g)
+        for h, g in value.items()
+        if isinstance(h, str)
+        and isinstance(g, int | float)
+        and not isinstance(g, bool)
+        and lo <= g <= hi
+    }
+
+
+def set_host_gap(store: Store, host: str, seconds: float | None) -> None:
+    """Set (None: clear) the least time between two requests to ``host``, for
+    every feed there. The scheduler follows at :meth:`Updater.feed_changed`."""
+    gaps = host_gaps_of(store)
+    if seconds is None:
+        gaps.pop(host, None)
+    else:
+        lo, hi = HOST_GAP_RANGE
+        if not lo <= seconds <= hi:
+            raise UsageError(f"a site's limit is between {lo:g} s and {hi / 3600:g} h")
+        gaps[host] = float(seconds)
+    store.set_setting(HOST_GAPS, gaps)
+
+
 def _comments_on(doc: ParsedFeed, page: str) -> bool:
     """Whether ``doc`` is the comments feed of ``page``: it names the page as its
     site, and each of its items links into the page (``post/#comment-12``)."""
@@ -306,6 +340,10 @@ class Updater:
         # the 24 h cap spans runs: what the last run (or `update --due`) spent counts
         self.scheduler.restore_requests(store.budget_request_times(t0 - DAY), t0)
         self.content = ContentTracker(store)  # profiles built lazily, per feed
+        self._gap_lock = threading.Lock()
+        self._host_next: dict[str, float] = {}  # monotonic: a site's next request
+        self._host_gaps: dict[str, float] = {}
+        self._load_host_gaps()
         own: dict[str, list[str]] = {}  # feeds' addresses by host
         for feed in store.feeds():
             self._add_to_scheduler(feed)
@@ -443,6 +481,34 @@ class Updater:
             log.info("deleted %d read and %d unread old articles", result.read, result.unread)
         return result
 
+    def _load_host_gaps(self) -> None:
+        try:
+            gaps = host_gaps_of(self.store)
+        except StorageError as e:  # keep the ones in force
+            log.warning("could not read the sites' limits: %s", e)
+            return
+        self._host_gaps = gaps
+        self.scheduler.set_host_gaps(gaps)
+
+    def _space_request(self, feed: Feed, cancel: threading.Event | None) -> bool:
+        """Wait for the feed's site's own limit since the last request to it (the
+        scheduler spaces its own fetches; a manual refresh of every feed would
+        send them all at once). False: cancelled meanwhile."""
+        gap = self._host_gaps.get(host_of(feed.url))
+        if not gap:
+            return True
+        host = host_of(feed.url)
+        with self._gap_lock:
+            at = max(time.monotonic(), self._host_next.get(host, -math.inf))
+            self._host_next[host] = at + gap  # the next one's turn, reserved now
+        delay = at - time.monotonic()
+        if delay <= 0:
+            return True
+        if cancel is None:
+            time.sleep(delay)
+            return True
+        return not cancel.wait(delay)
+
     def _add_to_scheduler(self, feed: Feed) -> None:
         if feed.status != "active":
             return
@@ -465,8 +531,10 @@ class Updater:
         self.content.forget(feed_id)
 
     def feed_changed(self, feed_id: int) -> None:
-        """Re-read a feed's settings after the user edited, added or deleted it."""
+        """Re-read a feed's settings after the user edited, added or deleted it
+        (its site's limit too)."""
         with self._lock:
+            self._load_host_gaps()
             self._remove_from_scheduler(feed_id)
             try:
                 feed = self.store.feed(feed_id)
@@ -791,6 +859,8 @@ class Updater:
             if pw is None:
                 return self._record_error(feed, _missing_password_error(feed), manual)
             auth = (feed.auth_username, pw)
+        if not self._space_request(feed, cancel):
+            return UpdateResult(feed.id, "skipped", 0, "cancelled", 0.0, None, manual, now)
         result = self.fetcher.fetch(
             feed.url, etag=feed.etag, last_modified=feed.last_modified, auth=auth
         )

@@ -312,12 +312,15 @@ class Scheduler:
         # see _rewind_restored
         self._restored_blocks: dict[str, tuple[float, float, Hashable]] = {}
         self._host_last: dict[str, float] = {}
+        # a site's own least time between two requests (the user's, for a site that
+        # refuses more: Reddit takes one a minute); others: host_min_gap
+        self._host_gaps: dict[str, float] = {}
         # hosts where no server answered: (failed tries in a row, no request before)
         self._host_down: dict[str, tuple[int, float]] = {}
         # since a server last answered: the hosts where none did, and the feeds whose
         # fetch failed so (their hosts' back-off is undone if the network was down)
-        # (and when they were tried before)
-        self._unreached: dict[str, list[tuple[Hashable, float | None]]] = {}
+        # (when they were tried before, and then)
+        self._unreached: dict[str, list[tuple[Hashable, float | None, float]]] = {}
         self._offline_since: float | None = None  # when the network went down
         self._probe_at = -INF  # offline: when a due feed may try again
         self._probe_gap = 0.0
@@ -609,6 +612,21 @@ class Scheduler:
         if not f.gone and not f.inflight and t < INF:
             heapq.heappush(self._heap, (t, self._seq, f.version, f.fid))
 
+    def set_host_gaps(self, gaps: dict[str, float]) -> None:
+        """Each site's least time between two requests (seconds), replacing the
+        ones set before; a site not named keeps ``host_min_gap``."""
+        new = {h: float(g) for h, g in gaps.items() if math.isfinite(g) and g > 0}
+        if new != self._host_gaps:
+            self._host_gaps = new
+            self._alloc_dirty = True
+
+    def host_gap(self, host: str) -> float:
+        """The least time between two requests to ``host``."""
+        return self._gap(host)
+
+    def _gap(self, host: str) -> float:
+        return max(self.config.host_min_gap, self._host_gaps.get(host, 0.0))
+
     def _host_wait(self, host: str) -> float:
         """No request to ``host`` before this: its Retry-After, or its back-off
         while no server answers there."""
@@ -664,6 +682,16 @@ class Scheduler:
             down = self._host_down.get(f.host)
             if down is not None:  # so is a feed whose host does not answer
                 ceil[i] = min(ceil[i], DAY / self._host_backoff(down[0]))
+        if self._host_gaps:
+            # a site that takes one request every g seconds serves its feeds DAY/g
+            # a day between them (shared evenly: the plan cannot spend more there)
+            on_host: dict[str, int] = {}
+            for f in feeds:
+                on_host[f.host] = on_host.get(f.host, 0) + 1
+            for i, f in enumerate(feeds):
+                g = self._host_gaps.get(f.host)
+                if g is not None:
+                    ceil[i] = min(ceil[i], DAY / (g * on_host[f.host]))
         longest = np.array([self._max_int(f) for f in feeds])
         budget = cfg.budget_per_day
         if cfg.weekly_shape:
@@ -977,7 +1005,7 @@ class Scheduler:
             if f is None or f.version != entry[2] or f.gone or f.inflight:
                 continue
             hb = self._host_wait(f.host)
-            hl = self._host_last.get(f.host, -INF) + self.config.host_min_gap
+            hl = self._host_last.get(f.host, -INF) + self._gap(f.host)
             # a time that came while the cap was full may lie in skipHours by now
             wait = max(hb, hl, f.not_before, self._skip_ok(f, now))
             if wait > now:
@@ -997,8 +1025,8 @@ class Scheduler:
                 if nxt > now:
                     self._set_due(f, nxt)
                     continue
-            if f.host in hosts:  # one request per host per turn, as host_min_gap says
-                self._set_due(f, now + self.config.host_min_gap)
+            if f.host in hosts:  # one request per host per turn, as its gap says
+                self._set_due(f, now + self._gap(f.host))
                 continue
             hosts.add(f.host)
             ready.append((entry, f))
@@ -1107,7 +1135,7 @@ class Scheduler:
             if self._offline_since is None:
                 self._unreached.setdefault(host, [])
                 if not self._offline_now(now):
-                    self._unreached[host].append((f.fid, tried_before))
+                    self._unreached[host].append((f.fid, tried_before, now))
                     self._host_failed(host, f, now)
             if self._offline_since is not None:
                 f.last_fetch = tried_before  # no server saw this try
@@ -1272,9 +1300,10 @@ class Scheduler:
         for host in self._unreached:
             self._host_down.pop(host, None)
         for tries in self._unreached.values():
-            for fid, before in reversed(tries):  # the earliest try's time stays
+            for fid, before, at in reversed(tries):  # the earliest try's time stays
                 g = self._feeds.get(fid)
-                if g is not None and g.err_count > 0:
+                # only while that try is still its last (one since stands as it was)
+                if g is not None and g.err_count > 0 and g.last_fetch == at:
                     g.err_count -= 1
                     g.last_fetch = before
                     self._touched.add(fid)
@@ -1429,6 +1458,12 @@ class Scheduler:
         if f.starved:
             notes.append("below minimum: budget too small")
         when = time_text or _utc_text
+        gap = self._host_gaps.get(f.host)
+        if gap is not None:
+            n = sum(1 for g in self._feeds.values() if g.host == f.host and not g.gone)
+            every = f"{gap / 60:g} min" if gap >= 60 else f"{gap:g} s"
+            share = f": its {n} feeds there share that" if n > 1 else ""
+            notes.append(f"{f.host} takes one request every {every} (its limit){share}")
         notes.extend(self._wait_notes(f, now, when))
         if f.est.total_count < 5:
             notes.append("little evidence yet: using the overall rate")

@@ -470,6 +470,9 @@ def _fmt_time(t: float | None) -> str:
 
 # A feed's own limit for its read articles (days; 0 keeps them all, unread too):
 # Settings' choices, and a week for a noisy feed.
+# a site's own limit (Feed properties): the least time between two requests to it
+SITE_GAP_CHOICES = (10.0, 30.0, 60.0, 120.0, 300.0, 900.0, 3600.0)
+
 FEED_KEEP_CHOICES = (
     (7, "1 week"),
     *((d, label) for d, label in KEEP_CHOICES if d > 0),
@@ -604,6 +607,7 @@ class FeedPropertiesDialog(QDialog):
         self._shown = (self.weight.value(), self.min_interval.value())
         self.min_interval.setToolTip("Never check this feed more often than this")
         self.max_interval = self._max_interval_box(feed.max_interval)
+        self.site_gap = self._site_gap_box(feed.url)
         self.load_images = QCheckBox("Load remote images in articles")
         self.load_images.setChecked(bool(feed.load_images))
         self.load_images.setToolTip("Off by default: remote images let sites see when you read")
@@ -637,6 +641,7 @@ class FeedPropertiesDialog(QDialog):
         form.addRow("P&riority weight:", self.weight)
         form.addRow("&Minimum interval:", self.min_interval)
         form.addRow("Ma&ximum interval:", self.max_interval)
+        form.addRow("&Site's limit:", self.site_gap)
         form.addRow("&Keep read articles:", self.keep)
         form.addRow("", self.load_images)
         form.addRow("", self.full_text)
@@ -668,6 +673,27 @@ class FeedPropertiesDialog(QDialog):
         box.setToolTip(
             "The longest this feed goes unchecked, however quiet it is (shorter: it is "
             "checked more often, taking requests from the others)"
+        )
+        return box
+
+    def _site_gap_box(self, url: str) -> QComboBox:
+        """The least time between two requests to the feed's site, for all its
+        feeds (a site that refuses more, as Reddit does past one a minute)."""
+        from smartreader.updater import host_gaps_of, host_of
+
+        self._site = host_of(url)
+        self._site_gap = host_gaps_of(self.store).get(self._site)
+        box = QComboBox()
+        box.addItem("None of its own", None)
+        for seconds in SITE_GAP_CHOICES:
+            box.addItem(f"One request every {interval_text(seconds)}", seconds)
+        if self._site_gap is not None and box.findData(self._site_gap) < 0:
+            box.addItem(f"One request every {interval_text(self._site_gap)}", self._site_gap)
+        box.setCurrentIndex(0 if self._site_gap is None else box.findData(self._site_gap))
+        box.setToolTip(
+            f"For every feed on {self._site}: at most one request this often. Some "
+            "sites refuse more (Reddit: one a minute); its feeds then share the "
+            "requests it takes, and Refresh waits its turn for each."
         )
         return box
 
@@ -777,6 +803,15 @@ class FeedPropertiesDialog(QDialog):
             self.show_error(str(e))
             return
         self.keep_changed = keep_changed
+        from smartreader.updater import set_host_gap
+
+        gap = self.site_gap.currentData()
+        if gap != self._site_gap:  # for the site it named (the address's as shown)
+            try:
+                set_host_gap(self.store, self._site, gap)
+            except SmartReaderError as e:
+                self.show_error(str(e), field=self.site_gap)
+                return
         try:
             if username and password:
                 self.credentials.store_password(new_url, username, password)

@@ -43,14 +43,17 @@ response = st.fixed_dictionaries(
     capacity=st.integers(5, 40),
     seed=st.integers(0, 1000),
     restarts=st.lists(st.floats(0, 3 * DAY), max_size=3),
+    h0_gap=st.one_of(st.none(), st.floats(1, 2 * HOUR)),  # a site's own limit
 )
 def test_scheduler_invariants(
-    n_feeds, budget, min_interval, max_interval, responses, capacity, seed, restarts
+    n_feeds, budget, min_interval, max_interval, responses, capacity, seed, restarts, h0_gap
 ):
     cfg = SchedulerConfig(
         budget_per_day=budget, min_interval=min_interval, max_interval=max_interval, seed=seed
     )
     sched = Scheduler(cfg, T0)
+    gaps = {} if h0_gap is None else {"h0": h0_gap}
+    sched.set_host_gaps(gaps)
     hosts = [f"h{i % 3}" for i in range(n_feeds)]
     for i in range(n_feeds):
         sched.add_feed(i, host=hosts[i], capacity=capacity)
@@ -58,6 +61,7 @@ def test_scheduler_invariants(
     last: dict[int, float] = {}
     earliest: dict[int, float] = {}  # a server hint (feed or host) forbids fetching before
     host_block: dict[str, float] = {}
+    h0_last = -np.inf  # the last hand-out to the site with its own limit
     k = 0
     now = T0
     end = T0 + 3 * DAY
@@ -67,6 +71,7 @@ def test_scheduler_invariants(
         """What the app does at start: each feed from its saved state, and the
         requests of the last 24 h from the fetch log."""
         new = Scheduler(cfg, at)
+        new.set_host_gaps(gaps)
         new.restore_requests(fetches, at)
         for i in range(n_feeds):
             st_ = json.loads(json.dumps(old.export_state(i)))
@@ -81,6 +86,7 @@ def test_scheduler_invariants(
             # the app was closed until then (the plan's next fetch did not happen)
             now = max(now, restart_at.pop(0))
             sched = restarted(sched, now)
+            h0_last = -np.inf  # a site's last request is not kept across a start
             continue
         if t is None or t > end:
             break
@@ -89,6 +95,10 @@ def test_scheduler_invariants(
         for fid in sched.due(now):
             assert now >= earliest.get(fid, -np.inf) - 1e-3
             assert now >= host_block.get(hosts[fid], -np.inf) - 1e-3
+            if hosts[fid] == "h0" and h0_gap is not None:
+                assert now - h0_last >= h0_gap - 1e-3
+            if hosts[fid] == "h0":
+                h0_last = now
             if fid in last:
                 assert now - last[fid] >= min_interval - 1e-3
             r = responses[k % len(responses)]

@@ -277,3 +277,20 @@ def test_the_hosts_wait_never_passes_a_maximum_interval_of_its_feeds():
         assert until - t <= HOUR + 1e-6
         t = until
     assert n == 8
+
+
+def test_finding_the_network_down_keeps_a_later_try_of_a_feed():
+    """Hypothesis found it: f0's host did not answer, then f0 was tried again
+    (an error that proves nothing of the network, as a missing password); when
+    the network was then found down, undoing the first failure set f0's last try
+    back to before both, and it went a minute after its last request."""
+    hosts = {f"f{i}": f"h{i}.example" for i in range(4)}
+    s, now = started(hosts, min_interval=900.0)
+    t = now + HOUR
+    s.observe("f0", down(t))
+    s.observe("f0", FetchObservation(t + 600, "error"))  # tried again
+    s.observe("f1", down(t + 601))
+    s.observe("f2", down(t + 602))
+    assert s.network_down(t + 602) is not None
+    assert s.export_state("f0")["last_fetch"] == t + 600
+    assert s.explain("f0", t + 602).planned[0] >= t + 600 + 900
