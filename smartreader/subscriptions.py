@@ -119,6 +119,11 @@ _SETTINGS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any], str | None
 }
 
 
+# a site's own limit (Feed properties ▸ Site's limit), on each of its feeds' outlines:
+# seconds between two requests to the feed's site
+SITE_LIMIT = "siteLimitSeconds"
+
+
 def feed_settings(feed: Feed) -> tuple[tuple[str, str], ...]:
     """The feed's own settings as OPML attributes (ours), defaults left out."""
     out = []
@@ -181,13 +186,21 @@ def save_opml(store: Store, path: Path) -> int:
 def export_opml(store: Store) -> tuple[bytes, int]:
     """The OPML of every subscription (and every folder, an empty one too), and
     how many feeds it holds."""
+    from smartreader.updater import host_gaps_of, host_of
+
+    gaps = host_gaps_of(store)
+
+    def site_limit(url: str) -> tuple[tuple[str, str], ...]:
+        gap = gaps.get(host_of(url))
+        return () if gap is None else ((SITE_LIMIT, f"{gap:g}"),)
+
     subs = [
         OpmlSubscription(
             url=f.url,
             title=f.display_title,
             folder=f.folder,
             site_url=f.site_link,
-            settings=feed_settings(f),
+            settings=feed_settings(f) + site_limit(f.url),
         )
         for f in store.feeds()  # the light list lacks keep_days
     ]
@@ -210,9 +223,11 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
     # ("bücher.example" and its ASCII form "xn--bcher-kva.example" alike: address_key)
     known = {address_key(u) for f in store.feeds() for u in (f.url, *f.previous_urls)}
     handled: set[str] = set()  # by this import: a second outline of one is a duplicate
+    limits: dict[str, float] = {}  # the sites' own limits the file names
     for sub in result.subscriptions:
         url, user, password = credentials.split_userinfo(sub.url)
         url = canonical_url(url)
+        _site_limit(sub, url, limits, report)
         key = address_key(url)
         if key in handled:  # the file's own duplicate, in another spelling or with a login
             label = sub.title or credentials.redact(sub.url)
@@ -260,7 +275,37 @@ def import_opml(store: Store, data: bytes, *, now: float | None = None) -> Impor
         [credentials.without_userinfo(f) for f in result.folders]
     )
     report.notes = list(result.notes)
+    _keep_site_limits(store, limits)
     return report
+
+
+def _site_limit(
+    sub: OpmlSubscription, url: str, out: dict[str, float], report: ImportReport
+) -> None:
+    """The site's own limit an outline names (its first outline's, for a site)."""
+    from smartreader.updater import HOST_GAP_RANGE, host_of
+
+    value = dict(sub.settings).get(SITE_LIMIT)
+    if value is None:
+        return
+    try:
+        gap = _number(*HOST_GAP_RANGE)(value)
+    except ValueError as e:
+        label = sub.title or credentials.redact(sub.url)
+        report.problems.append(f"{label}: setting {SITE_LIMIT}={value[:40]!r} ignored ({e})")
+        return
+    out.setdefault(host_of(url), gap)
+
+
+def _keep_site_limits(store: Store, limits: dict[str, float]) -> None:
+    """The file's site limits, for the sites that have none of their own yet (a
+    limit set here stands)."""
+    from smartreader.updater import HOST_GAPS, host_gaps_of
+
+    gaps = host_gaps_of(store)
+    new = {h: g for h, g in limits.items() if h not in gaps}
+    if new:
+        store.set_setting(HOST_GAPS, {**gaps, **new})
 
 
 # An unsubscribe keeps what it deleted in memory for its undo only up to this much

@@ -357,9 +357,9 @@ class Updater:
         self.fetcher.restore_host_blocks(self._kept_blocks)
         for host, urls in own.items():  # the fetcher's (a redirect target's) plan too
             for url in urls:
-                until = self.fetcher.host_not_before(url)
-                if until is not None:
-                    self.scheduler.block_host(host, until)
+                held = self.fetcher.host_not_before(url)
+                if held is not None:
+                    self.scheduler.block_host(host, held)
 
     # -- configuration ---------------------------------------------------
 

@@ -19,6 +19,7 @@ from smartreader.subscriptions import (
     undoable,
     unsubscribe,
 )
+from smartreader.updater import host_gaps_of, set_host_gap
 from tests.keyrings import LockedKeyring, MemoryKeyring, installed
 
 
@@ -56,6 +57,36 @@ def test_a_move_to_a_new_machine_keeps_each_feeds_settings(two):
     again = import_opml(new, data)
     assert again.added == [] and again.already == 3 and new.feed(fa.id).weight == 2
     assert again.summary() == "imported 0 feeds, 3 already subscribed"
+
+
+def test_a_sites_own_limit_goes_with_its_feeds_and_does_not_override_one_set(two):
+    old, new = two
+    for name in ("a", "b"):
+        old.add_feed(f"https://www.reddit.example/r/{name}/.rss", title=name)
+    old.add_feed("https://slow.example/feed", title="slow")
+    old.add_feed("https://q.example/feed", title="q")
+    set_host_gap(old, "www.reddit.example", 60.0)
+    set_host_gap(old, "slow.example", 600.0)
+    data, _n = export_opml(old)
+    limits = {s.title: dict(s.settings).get("siteLimitSeconds")
+              for s in parse_opml(data).subscriptions}  # fmt: skip
+    assert limits == {"a": "60", "b": "60", "slow": "600", "q": None}
+    set_host_gap(new, "slow.example", 30.0)  # the user's own stands
+    report = import_opml(new, data)
+    assert report.problems == [] and len(report.added) == 4
+    assert host_gaps_of(new) == {"www.reddit.example": 60.0, "slow.example": 30.0}
+
+
+def test_a_site_limit_out_of_range_is_a_named_problem(two):
+    _old, new = two
+    data = f"""<opml version="2.0" xmlns:sr="{NS}"><body>
+      <outline text="Fast" xmlUrl="https://fast.example/f" sr:siteLimitSeconds="0.1"/>
+    </body></opml>""".encode()
+    report = import_opml(new, data)
+    assert len(report.added) == 1 and host_gaps_of(new) == {}
+    assert report.problems == [
+        "Fast: setting siteLimitSeconds='0.1' ignored (not between 1 and 86400)"
+    ]
 
 
 def test_bad_settings_are_named_and_the_feed_still_comes_in(two):
