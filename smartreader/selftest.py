@@ -163,10 +163,9 @@ def _run(timeout_s: float) -> int:
             page = ctl._updater.load_full_article(linked.id)
         except SmartReaderError as e:
             raise SelfTestError(f"the full article did not load: {e}") from e
-        if pool is not None and (pool.in_workers, pool.fallbacks) != (
-            extracted[0] + 1,
-            extracted[1],
-        ):
+        # (the scheduler's thread may parse a feed in a worker meanwhile: more than
+        # one more is fine, a fallback is not)
+        if pool is not None and (pool.in_workers <= extracted[0] or pool.fallbacks > extracted[1]):
             raise SelfTestError("the article was not extracted in a worker process")
         _say(f"full article loaded and extracted ({len(page.html)} characters of HTML)")
 
