@@ -753,9 +753,14 @@ class Scheduler:
         self._place_feeds(todo, now)
         notes = []
         if names:
+            # each at its own maximum interval (its properties', else Settings')
+            spans = sorted({self._max_int(f) for f in feeds if f.starved})
+            every = (
+                _span(spans[0]) if len(spans) == 1 else f"{_span(spans[0])} to {_span(spans[-1])}"
+            )
             notes.append(
                 f"budget {cfg.budget_per_day:g}/day is too small for {len(names)} feed(s) "
-                f"to get their minimum (every {_span(cfg.max_interval)}, or enough to "
+                f"to get their minimum (every {every}, or enough to "
                 "catch every item): their checks go where they save the most delay and "
                 "missed items"
             )

@@ -171,3 +171,17 @@ def test_a_feeds_own_maximum_that_is_not_a_positive_time_is_refused(bad):
     sched = Scheduler(SchedulerConfig(), T0)
     with pytest.raises(ValueError, match="max_interval"):
         sched.add_feed("q", host="q", max_interval=bad)
+
+
+def test_the_plans_note_names_the_starved_feeds_own_maximum_intervals():
+    """The note said "every 24 h" whatever the feeds' own maximum intervals."""
+    sched = Scheduler(SchedulerConfig(budget_per_day=1.0), T0)
+    for i in range(4):
+        sched.add_feed(i, host=f"h{i}.example", max_interval=None if i < 2 else 6 * HOUR)
+    (note,) = sched.summary(T0).notes
+    assert "(every 6 h to 24 h, or enough to catch every item)" in note
+    one = Scheduler(SchedulerConfig(budget_per_day=1.0), T0)
+    for i in range(4):
+        one.add_feed(i, host=f"h{i}.example")
+    (note,) = one.summary(T0).notes
+    assert "(every 24 h, or enough to catch every item)" in note
