@@ -1186,7 +1186,7 @@ class Updater:
             return self.scheduler.network_down(self.now())
 
     def network_back(self) -> None:
-        """The system reports the network is back: try it at the next due fetch."""
+        """The system reports the network is back (see :meth:`Scheduler.network_back`)."""
         with self._lock:
             self.scheduler.network_back(self.now())
 

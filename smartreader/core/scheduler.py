@@ -496,15 +496,18 @@ class Scheduler:
 
     def _release_held(self, host: str, until: float, now: float) -> None:
         """``host``'s feeds set to wait until ``until`` go back to their plans (the
-        wait moved or ended)."""
-        for f in self._feeds.values():
-            if (
-                f.host == host
-                and not (f.gone or f.inflight)
-                and f.last_fetch is not None
-                and until - 1.0 <= f.next_due < INF
-            ):
-                self._set_due(f, max(now, self._compute_next(f, f.last_fetch)))
+        wait moved or ended); the overdue ones spread after any spread going on (a
+        wake-up's), not all at once."""
+        held = [
+            f
+            for f in self._feeds.values()
+            if f.host == host
+            and not (f.gone or f.inflight)
+            and f.last_fetch is not None
+            and until - 1.0 <= f.next_due < INF
+        ]
+        if held:
+            self._spread(held, now, go_on=True)
 
     def _flush(self) -> None:
         """Plan feeds added with a history; overdue ones are spread, not burst."""
@@ -1113,6 +1116,10 @@ class Scheduler:
         self._flush()
         f.inflight = False
         handed = self._inflight.pop(feed_id, None)
+        # answering until now: its failure now says something of the network (one
+        # failing for days, or never fetched, says nothing: dead feeds failing
+        # together in one run are not the network down)
+        healthy = f.err_count == 0 and f.last_ok is not None
         if obs.manual:
             self._manual += 1
         elif handed is None:
@@ -1138,9 +1145,11 @@ class Scheduler:
                 self._refund(handed)
             host = obs.answered_by or f.host
             if self._offline_since is None:
-                self._unreached.setdefault(host, [])
-                if not self._offline_now(now):
-                    self._unreached[host].append((f.fid, tried_before, now))
+                if healthy:
+                    self._unreached.setdefault(host, [])
+                if not (healthy and self._offline_now(now)):
+                    if healthy:
+                        self._unreached[host].append((f.fid, tried_before, now))
                     self._host_failed(host, f, now)
             if self._offline_since is not None:
                 f.last_fetch = tried_before  # no server saw this try
@@ -1292,7 +1301,8 @@ class Scheduler:
     def _offline_now(self, now: float) -> bool:
         """Whether the failures since a server last answered say the network is
         down: no server answered at ``offline_hosts`` different hosts (all the
-        subscribed ones, when fewer, if at least two). Then those failures were
+        subscribed ones, when fewer, if at least two), for feeds that answered
+        until then. Then those failures were
         the network's: the feeds' and hosts' back-offs they caused are undone, and
         one due feed at a time tries the network (see :meth:`due`)."""
         cfg = self.config
@@ -1336,7 +1346,8 @@ class Scheduler:
             return
         self._offline_since = None
         self._probe_at = -INF
-        self._spread([f for f in self._feeds.values() if not (f.gone or f.inflight)], now)
+        live = [f for f in self._feeds.values() if not (f.gone or f.inflight)]
+        self._spread(live, now, go_on=True)
 
     def network_down(self, now: float) -> tuple[float, float] | None:
         """(since when, next try) while no server answers anywhere (the network is
@@ -1354,11 +1365,10 @@ class Scheduler:
         return {fid for fid in out if fid in self._feeds}
 
     def network_back(self, now: float) -> None:
-        """The system says the network is back: while offline, the next due feed
-        tries it now rather than at the next probe."""
-        if self._offline_since is not None:
-            self._probe_at = min(self._probe_at, now)
-            self._probe_gap = 0.0
+        """The system says the network is back: taken at its word (the feeds that
+        fell due meanwhile are spread from now; if it is not, the next tries find
+        out again)."""
+        self._network_answered(now)
 
     def unreachable_hosts(self, now: float) -> dict[str, tuple[int, float]]:
         """Hosts where no server answered, still waiting: (tries in a row, until)."""
@@ -1379,7 +1389,9 @@ class Scheduler:
         self._place_feeds([f for f in feeds if f.pattern is None], now)
         self._spread(feeds, now)
 
-    def _spread(self, feeds: list[_Feed], now: float) -> None:
+    def _spread(self, feeds: list[_Feed], now: float, *, go_on: bool = False) -> None:
+        """Plan ``feeds``; the overdue ones from now, ``catchup_spacing`` apart
+        (``go_on``: after the last spread's last slot, when that is still to come)."""
         overdue: list[_Feed] = []
         for f in feeds:
             if f.gone or f.inflight:
@@ -1401,11 +1413,19 @@ class Scheduler:
         overdue.sort(
             key=lambda g: (earliest[g.fid], g.last_fetch if g.last_fetch is not None else -INF)
         )
-        t = -INF
+        gap = self.config.catchup_spacing
+        t = self._spread_last if go_on and self._spread_last > now - gap else -INF
+        # the end of the run of slots a spacing apart from now (one held to a later
+        # time, a Retry-After's, is not part of it: going on after it would hold
+        # every feed that far)
+        run = max(t, now - gap)
         for f in overdue:
-            t = max(earliest[f.fid], t + self.config.catchup_spacing)
+            t = max(earliest[f.fid], t + gap)
             self._set_due(f, t)
-        self._spread_last = max(self._spread_last, t)
+            if t <= run + gap + 1e-6:
+                run = t
+        if overdue:
+            self._spread_last = max(self._spread_last, run) if go_on else run
 
     # -------------------------------------------------------------- explain
     def export_state(self, feed_id: Hashable) -> dict[str, Any]:

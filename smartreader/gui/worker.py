@@ -295,7 +295,7 @@ class SchedulerWorker(QObject):
 
     @Slot()
     def networkBack(self) -> None:
-        """The system reports the network is back: while offline, try it now."""
+        """The system reports the network is back: the scheduler takes its word."""
         self._configure(lambda _: self.updater.network_back(), None)
 
     @Slot(bool)

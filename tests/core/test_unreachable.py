@@ -17,7 +17,7 @@ from collections.abc import Hashable
 import pytest
 
 from smartreader.core.estimator import DAY, HOUR, MONDAY0, WEEK
-from smartreader.core.models import FetchObservation, ItemSighting
+from smartreader.core.models import FetchObservation, ItemSighting, ServerHints
 from smartreader.core.scheduler import Scheduler, SchedulerConfig
 
 T0 = MONDAY0 + 2900 * WEEK + 9 * HOUR
@@ -253,18 +253,42 @@ def test_explain_says_why_a_feed_waits():
     assert "the network seems down" in note
 
 
-def test_the_system_saying_the_network_is_back_brings_the_next_try_forward():
+def test_the_system_saying_the_network_is_back_is_taken_at_its_word():
     hosts = {f"f{i}": f"h{i}.example" for i in range(4)}
     s, now = started(hosts)
     t = now + 2 * DAY  # all due
     network_lost(s, t)
     run_until(s, t + 3 * HOUR, lambda fid, at: down(at))  # the tries are 15 min apart now
     nxt = s.next_wakeup()
-    late = nxt - 600  # between two tries, 15 min apart
+    late = nxt - 600  # between two tries
     assert s.due(late) == []
     s.network_back(late)
-    assert s.next_wakeup() <= late
-    assert len(s.due(late)) == 1
+    assert s.network_down(late) is None
+    # the feeds that fell due go now, spread, without waiting for the next try
+    firsts = sorted(s.explain(f, late).planned[0] for f in hosts)
+    assert firsts[0] == pytest.approx(late) and firsts[-1] < late + 60
+    assert all(b - a >= s.config.catchup_spacing - 1e-6 for a, b in itertools.pairwise(firsts))
+
+
+def test_feeds_failing_for_days_failing_together_are_not_the_network():
+    """Three dead feeds (their names gone) fail fast, in one run, before the live
+    feeds of the run answer: that said "offline", and undid their back-off."""
+    hosts = {f"f{i}": f"h{i}.example" for i in range(5)}
+    s, now = started(hosts)
+    t = now + HOUR
+    for fid in ("f0", "f1", "f2"):
+        s.observe(fid, FetchObservation(t, "error", answered=True))  # failing since
+    t += 3 * HOUR
+    network_lost(s, t)  # their names stop resolving too
+    assert s.network_down(t + 3) is None
+    assert [s.export_state(f)["err_count"] for f in ("f0", "f1", "f2")] == [2, 2, 2]
+    # a feed never answered says nothing either
+    s.add_feed("new", host="h9.example")
+    s.observe("f3", down(t + 10))
+    s.observe("new", down(t + 11))
+    assert s.network_down(t + 11) is None
+    s.observe("f4", down(t + 12))
+    assert s.network_down(t + 12) is None  # two hosts that answered until now, not three
 
 
 def test_the_hosts_wait_never_passes_a_maximum_interval_of_its_feeds():
@@ -294,3 +318,42 @@ def test_finding_the_network_down_keeps_a_later_try_of_a_feed():
     assert s.network_down(t + 602) is not None
     assert s.export_state("f0")["last_fetch"] == t + 600
     assert s.explain("f0", t + 602).planned[0] >= t + 600 + 900
+
+
+def test_back_online_right_after_a_wake_up_goes_on_with_its_spread():
+    """The laptop wakes offline: the wake-up spreads the overdue feeds 2 s apart
+    and the first one tries the network; its answer spread them again from that
+    moment, one slot early, and the two spreads overlapped (random sessions,
+    seeds 48 and 57)."""
+    hosts = {f"f{i}": f"h{i}.example" for i in range(8)}
+    s, now = started(hosts)
+    t = now + 2 * DAY
+    network_lost(s, t)
+    wake = t + 3 * HOUR
+    s.replan(wake)
+    (probe,) = s.due(wake)
+    s.observe(probe, ok(wake + 1.0, probe))
+    assert s.network_down(wake + 1.0) is None
+    firsts = sorted(s.explain(f, wake + 1.0).planned[0] for f in hosts if f != probe)
+    spacing = s.config.catchup_spacing
+    assert firsts[0] >= wake + spacing - 1e-6  # the spread's next slot, not at once
+    assert all(b - a >= spacing - 1e-6 for a, b in itertools.pairwise(firsts))
+
+
+def test_a_feed_held_for_hours_does_not_hold_the_spread_after_it():
+    """Random seed 99: the wake-up's spread ended with a feed its skipHours held
+    hours on; going on after that slot held every feed as long."""
+    hosts = {f"f{i}": f"h{i}.example" for i in range(8)}
+    s, now = started(hosts)
+    t = now + 2 * DAY
+    wake = t + 3 * HOUR
+    h = int((wake % DAY) // HOUR)
+    skip = frozenset((h + k) % 24 for k in range(4))  # f7 is not to be read for 4 h
+    s.observe("f7", FetchObservation(now + 60, "ok", hints=ServerHints(skip_hours=skip)))
+    network_lost(s, t)
+    s.replan(wake)
+    assert s.explain("f7", wake).planned[0] >= wake + 3 * HOUR
+    (probe,) = s.due(wake)
+    s.observe(probe, ok(wake + 1.0, probe))
+    firsts = sorted(s.explain(f, wake + 1.0).planned[0] for f in hosts if f not in (probe, "f7"))
+    assert firsts[-1] < wake + 60  # not after f7's hours
