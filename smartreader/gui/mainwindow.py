@@ -2785,8 +2785,8 @@ class MainWindow(QMainWindow):
             self.next_label.setText(f"Offline: next try {humanize_in(nxt, now)}")
             self.next_label.setToolTip(
                 f"No server has answered since {local_time_text(since, now)}: the network "
-                "seems down. One feed at a time tries it, less often the longer it lasts "
-                "(every 15 minutes at most), and no feed counts as failing meanwhile. "
+                "seems down. One feed at a time tries it, a minute later, then less "
+                "often, up to 15 minutes apart; no feed counts as failing meanwhile. "
                 "Refresh tries now."
             )
         elif s.next_wakeup is None:
