@@ -494,10 +494,10 @@ class Updater:
         """Wait for the feed's site's own limit since the last request to it (the
         scheduler spaces its own fetches; a manual refresh of every feed would
         send them all at once). False: cancelled meanwhile."""
-        gap = self._host_gaps.get(host_of(feed.url))
+        host = host_of(feed.url)
+        gap = self._host_gaps.get(host)
         if not gap:
             return True
-        host = host_of(feed.url)
         with self._gap_lock:
             at = max(time.monotonic(), self._host_next.get(host, -math.inf))
             self._host_next[host] = at + gap  # the next one's turn, reserved now

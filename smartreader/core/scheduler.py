@@ -1274,19 +1274,17 @@ class Scheduler:
         finding it out with a request of its own. ``f`` backs off as any failing
         feed does."""
         n = self._host_down.get(host, (0, -INF))[0] + 1
+        on_host = [g for g in self._feeds.values() if g.host == host and not g.gone]
         # never past a maximum interval of one of its feeds (set for a status page,
         # say): then that feed tries it
-        longest = min(
-            (self._max_int(g) for g in self._feeds.values() if g.host == host and not g.gone),
-            default=self.config.max_interval,
-        )
+        longest = min((self._max_int(g) for g in on_host), default=self.config.max_interval)
         wait = min(self._host_backoff(n) * self.rng.uniform(0.75, 1.25), longest)
         until = now + max(wait, self._min_int(f))
         self._host_down[host] = (n, until)
         self._alloc_dirty = True  # its feeds' shares go to hosts that answer
-        for g in self._feeds.values():
+        for g in on_host:
             # planned before: their plans show the wait (due() would hold them anyway)
-            if g.host == host and g is not f and not (g.gone or g.inflight) and g.next_due < until:
+            if g is not f and not g.inflight and g.next_due < until:
                 self._set_due(g, until)
 
     def _host_answered(self, host: str, now: float) -> None:

@@ -2194,7 +2194,7 @@ class Store:
             bool(r["manual"]),
             r["missed_estimate"],
             _warnings(r["warnings"] if "warnings" in r.keys() else None),  # noqa: SIM118
-            bool(r["unreachable"]) if "unreachable" in r.keys() else False,  # noqa: SIM118
+            bool(r["unreachable"]),
         )
 
     def last_fetches(self) -> dict[int, FetchLogRow]:
